@@ -1,0 +1,4 @@
+select customer, count(*) as order_count, sum(amount) as total_amount, max(is_paid) as ever_paid
+from {{ ref('orders_seed') }}
+where customer is not null
+group by customer

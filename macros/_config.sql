@@ -1,0 +1,32 @@
+{#- Every package var, with its default, in one place. Users override them in their
+    dbt_project.yml `vars:` block (names are package-prefixed). -#}
+{% macro _defaults() %}
+  {{ return({
+    'dbt_analyze_schema': none,
+    'dbt_analyze_hll_lg_k': 12,
+    'dbt_analyze_kll_k': 400,
+    'dbt_analyze_top_k': 20,
+    'dbt_analyze_top_k_tracked': 256,
+    'dbt_analyze_sketches': 'full',
+    'dbt_analyze_full': false,
+  }) }}
+{% endmacro %}
+
+{% macro _var(name) %}
+  {%- set defaults = dbt_analyze._defaults() -%}
+  {%- if name not in defaults -%}
+    {{ exceptions.raise_compiler_error("dbt_analyze: unknown setting '" ~ name ~ "'") }}
+  {%- endif -%}
+  {{ return(var(name, defaults[name])) }}
+{% endmacro %}
+
+{#- The schema that holds the statistics tables: the var, else <target.schema>_stats. -#}
+{% macro _stats_schema() %}
+  {{ return(dbt_analyze._var('dbt_analyze_schema') or (target.schema ~ '_stats')) }}
+{% endmacro %}
+
+{#- The package's own models go to the statistics schema (dbt applies a package's
+    generate_schema_name to that package's nodes only). -#}
+{% macro generate_schema_name(custom_schema_name, node) %}
+  {{ return(dbt_analyze._stats_schema()) }}
+{% endmacro %}

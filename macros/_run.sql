@@ -1,0 +1,150 @@
+{#-
+  One run: request → plan → rewrite → scan → states → merge → tables. Shared by the
+  run-operation (analyze_table) and the post-hook (analyze). Returns a summary dict.
+-#}
+{% macro _new_run(args) %}
+  {%- set now = modules.datetime.datetime.utcnow() -%}
+  {%- set printable = {} -%}
+  {%- for key, value in args.items() -%}
+    {#- A Relation (post-hooks pass `this`) is printed by its name. -#}
+    {%- do printable.update({key: value.render() if key == 'relation' and value is not string else value}) -%}
+  {%- endfor -%}
+  {{ return({'run_id': now.strftime('%Y%m%dT%H%M%S%f') ~ '-' ~ (invocation_id or 'local')[:8],
+             'request_text': tojson(printable), 'started': now, 'dry_run': dbt_analyze._as_bool(args.get('dry_run', false))}) }}
+{% endmacro %}
+
+{#- Raise a clear error; unless this is a dry run, record the run as failed first. Validation
+    happens before any statistic is written, so a failed run changes nothing current. -#}
+{% macro _fail(run, message, table=none) %}
+  {%- if run and not run.dry_run and execute -%}
+    {%- do dbt_analyze._ensure_storage() -%}
+    {%- do dbt_analyze._write_event(run, 'failed', table, {'error': message}) -%}
+  {%- endif -%}
+  {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ message) }}
+{% endmacro %}
+
+{% macro _write_event(run, event, table=none, metrics={}) %}
+  {%- set values = [] -%}
+  {%- for column, type in dbt_analyze._storage_columns('analyze_run_events') -%}
+    {%- if column == 'run_id' -%}{%- set value = dbt_analyze._quote_literal(run.run_id) -%}
+    {%- elif column == 'invocation_id' -%}{%- set value = dbt_analyze._quote_literal(invocation_id) -%}
+    {%- elif column == 'table_schema' -%}{%- set value = dbt_analyze._quote_literal(table.schema if table else none) -%}
+    {%- elif column == 'table_name' -%}{%- set value = dbt_analyze._quote_literal(table.identifier if table else none) -%}
+    {%- elif column == 'event' -%}{%- set value = dbt_analyze._quote_literal(event) -%}
+    {%- elif column == 'event_at' -%}{%- set value = 'current_timestamp()' -%}
+    {%- elif column == 'request' -%}{%- set value = dbt_analyze._quote_literal(run.request_text) -%}
+    {%- elif type == 'string' -%}{%- set value = dbt_analyze._quote_literal(metrics.get(column)) -%}
+    {%- else -%}{%- set value = 'cast(' ~ (metrics.get(column) if metrics.get(column) is not none else 'null') ~ ' as ' ~ type ~ ')' -%}
+    {%- endif -%}
+    {%- do values.append(value) -%}
+  {%- endfor -%}
+  {%- do run_query('insert into ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' values (' ~ values | join(', ') ~ ')') -%}
+{% endmacro %}
+
+{% macro _elapsed_ms(since) %}
+  {%- set delta = modules.datetime.datetime.utcnow() - since -%}
+  {{ return((delta.total_seconds() * 1000) | round | int) }}
+{% endmacro %}
+
+{#- What the statistics tables hold for this table now, without sketches: {spec: {fingerprint,
+    columns: {name: data_type}, sketches}} for the newest state of each partition. -#}
+{% macro _read_current_states(plan, run) %}
+  {%- set states = {} -%}
+  {%- set existing = run_query('show tables in ' ~ dbt_analyze._quote_identifier(dbt_analyze._stats_schema())).columns[1].values() | list
+      if dbt_analyze._stats_schema() | lower in run_query('show schemas').columns[0].values() | map('lower') | list else [] -%}
+  {%- if 'partition_states' not in existing -%}
+    {{ return(states) }}
+  {%- endif -%}
+  {%- set rows = run_query('select partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches from ('
+                           ~ dbt_analyze._current_states_sql(plan, run.run_id) ~ ')') -%}
+  {%- for row in rows -%}
+    {%- if row[0] not in states -%}{%- do states.update({row[0]: {'columns': {}, 'fingerprint': none, 'sketches': none}}) -%}{%- endif -%}
+    {%- if row[1] == '' -%}
+      {%- do states[row[0]].update({'fingerprint': [row[3] | int, row[4] | int, row[5]], 'sketches': row[6]}) -%}
+    {%- else -%}
+      {%- do states[row[0]].columns.update({row[1]: row[2]}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(states) }}
+{% endmacro %}
+
+{% macro _run_analyze(args) %}
+  {%- set run = dbt_analyze._new_run(args) -%}
+  {%- set request = dbt_analyze._build_request(args, run) -%}
+  {%- set plan = dbt_analyze._plan_target(request, run) -%}
+  {%- set table = plan.table -%}
+  {%- set name = table.schema ~ '.' ~ table.identifier -%}
+  {%- if not run.dry_run -%}{%- do dbt_analyze._ensure_storage() -%}{%- endif -%}
+  {%- set states = dbt_analyze._read_current_states(plan, run) -%}
+
+  {#- Columns: the requested ones and every column that already has statistics (a rescanned
+      partition's state replaces the old one whole, so no column's statistics go stale). -#}
+  {%- set scan_columns = [] -%}
+  {%- set stated = {} -%}
+  {%- for spec, state in states.items() if spec in plan.all_partitions -%}{%- do stated.update(state.columns) -%}{%- endfor -%}
+  {%- for column in table.data_columns if column in plan.columns or stated.get(column.name) == column.data_type -%}
+    {%- do scan_columns.append(column) -%}
+  {%- endfor -%}
+
+  {#- Partitions: the selected ones that are new or changed (by the file listing), or all with full. -#}
+  {%- set to_scan = [] -%}
+  {%- set skipped = [] -%}
+  {%- for spec in plan.selected_partitions -%}
+    {%- set state = states.get(spec) -%}
+    {%- set files = plan.listing.get(spec, {'file_count': 0, 'size_bytes': 0, 'modified_at': none}) -%}
+    {%- set st = namespace(fresh=state is not none and state.fingerprint == [files.file_count, files.size_bytes, files.modified_at]
+                                and (request.sketches == 'basic' or state.sketches == 'full')) -%}
+    {%- for column in scan_columns if st.fresh and state.columns.get(column.name) != column.data_type -%}{%- set st.fresh = false -%}{%- endfor -%}
+    {%- if request.noscan or (st.fresh and not request.full) -%}
+      {%- do skipped.append(spec) -%}
+    {%- else -%}
+      {%- do to_scan.append(spec) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set dropped = states.keys() | reject('in', plan.all_partitions) | list -%}
+  {%- do plan.update({'scan_columns': scan_columns, 'sketches': request.sketches,
+                      'scan_everything': to_scan | length == plan.all_partitions | length}) -%}
+
+  {%- set scan_sql = dbt_analyze._scan_sql(plan, to_scan, plan.listing, run.run_id) if to_scan else none -%}
+  {%- set merge_sqls = dbt_analyze._merge_sql(plan, run.run_id) -%}
+  {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': skipped, 'dropped': dropped,
+                     'columns': scan_columns | map(attribute='name') | list} -%}
+  {%- if run.dry_run -%}
+    {{ log('-- dbt_analyze dry run for ' ~ name ~ ': scan ' ~ to_scan | length ~ ' partition(s), skip ' ~ skipped | length, info=True) }}
+    {{ log((scan_sql or '-- nothing to scan') ~ ';\n' ~ merge_sqls | join(';\n') ~ ';', info=True) }}
+    {%- do summary.update({'sql': [scan_sql] + merge_sqls}) -%}
+    {{ return(summary) }}
+  {%- endif -%}
+
+  {%- set plan_ms = dbt_analyze._elapsed_ms(run.started) -%}
+  {%- do dbt_analyze._write_event(run, 'started', table) -%}
+  {%- if not to_scan and not dropped and not request.noscan and states -%}
+    {{ log('dbt_analyze: ' ~ name ~ ' unchanged since its last analysis (' ~ skipped | length ~ ' partition(s) skipped)', info=True) }}
+    {%- do dbt_analyze._write_event(run, 'unchanged', table, {'partitions_scanned': 0, 'partitions_skipped': skipped | length, 'plan_ms': plan_ms}) -%}
+    {%- do summary.update({'status': 'unchanged'}) -%}
+    {{ return(summary) }}
+  {%- endif -%}
+
+  {%- set scan_started = modules.datetime.datetime.utcnow() -%}
+  {%- set st = namespace(rows=0, bytes=0) -%}
+  {%- if to_scan -%}
+    {{ log('dbt_analyze: scanning ' ~ name ~ ': ' ~ (to_scan | length) ~ ' of ' ~ (plan.all_partitions | length) ~ ' partition(s), '
+           ~ scan_columns | length ~ ' column(s)' ~ (' [' ~ scan_columns | map(attribute='name') | join(', ') ~ ']' if scan_columns else ''), info=True) }}
+    {%- do run_query(scan_sql) -%}
+    {%- set scanned = run_query('select coalesce(sum(row_count), 0), coalesce(sum(size_bytes), 0) from ' ~ dbt_analyze._storage_relation('partition_states')
+                                ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run.run_id) ~ " and column_name = ''") -%}
+    {%- set st.rows = scanned[0][0] | int -%}
+    {%- set st.bytes = scanned[0][1] | int -%}
+  {%- endif -%}
+  {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
+  {%- set merge_started = modules.datetime.datetime.utcnow() -%}
+  {%- for sql in merge_sqls -%}{%- do run_query(sql) -%}{%- endfor -%}
+  {%- set merge_ms = dbt_analyze._elapsed_ms(merge_started) -%}
+  {%- do dbt_analyze._write_event(run, 'succeeded', table, {
+        'partitions_scanned': to_scan | length, 'partitions_skipped': skipped | length, 'rows_scanned': st.rows,
+        'bytes_scanned': st.bytes, 'plan_ms': plan_ms, 'scan_ms': scan_ms, 'merge_ms': merge_ms}) -%}
+  {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ st.rows ~ ' rows scanned in ' ~ (to_scan | length) ~ ' partition(s), '
+         ~ (skipped | length) ~ ' skipped' ~ (', ' ~ dropped | length ~ ' dropped' if dropped else '') ~ ' (scan ' ~ scan_ms ~ ' ms, merge ' ~ merge_ms ~ ' ms)', info=True) }}
+  {%- do summary.update({'status': 'succeeded', 'rows_scanned': st.rows}) -%}
+  {{ return(summary) }}
+{% endmacro %}

@@ -1,0 +1,26 @@
+{#-
+  Post-hook: {{ dbt_analyze.analyze() }} analyzes the model just built (`this`), with options from
+  keyword arguments, else the model's config `analyze: {...}` (or meta), else the package vars.
+  Column statistics of all columns by default. Views and ephemeral models are skipped with a log line.
+-#}
+{% macro analyze(columns=none, partition=none, full=none, sketches=none, noscan=none) %}
+  {{ return(adapter.dispatch('analyze', 'dbt_analyze')(columns, partition, full, sketches, noscan)) }}
+{% endmacro %}
+
+{% macro default__analyze(columns, partition, full, sketches, noscan) %}
+  {%- if not execute or model is not defined or this is none -%}{{ return('') }}{%- endif -%}
+  {%- set materialized = config.get('materialized') -%}
+  {%- if materialized in ('view', 'ephemeral', 'materialized_view') or model.resource_type not in ('model', 'seed', 'snapshot') -%}
+    {{ log('dbt_analyze: skipping ' ~ this ~ ' (' ~ (materialized or model.resource_type) ~ ': no data of its own to analyze)', info=True) }}
+    {{ return('') }}
+  {%- endif -%}
+  {%- set options = {'columns': 'all'} -%}
+  {%- do options.update(config.get('meta', {}).get('analyze', {}) or {}) -%}
+  {%- do options.update(config.get('analyze', {}) or {}) -%}
+  {%- for key, value in {'columns': columns, 'partition': partition, 'full': full, 'sketches': sketches, 'noscan': noscan}.items() if value is not none -%}
+    {%- do options.update({key: value}) -%}
+  {%- endfor -%}
+  {%- do options.update({'relation': this}) -%}
+  {%- do dbt_analyze._run_analyze(options) -%}
+  {{ return('') }}
+{% endmacro %}

@@ -1,0 +1,24 @@
+{#-
+  dbt run-operation analyze_table --args '{statement: "ANALYZE TABLE db.t COMPUTE STATISTICS FOR ALL COLUMNS"}'
+  dbt run-operation analyze_table --args '{relation: db.t, partition: {dt: "2024-01-01"}, columns: all}'
+
+  Collects statistics with one scan of the selected (new or changed) partitions, merges them into
+  table statistics and prints them. Options: statement | relation, partition, columns, noscan,
+  full, dry_run, sketches (full | basic).
+-#}
+{% macro analyze_table(statement=none, relation=none, partition=none, columns=none, noscan=none, full=none, dry_run=none, sketches=none) %}
+  {{ return(adapter.dispatch('analyze_table', 'dbt_analyze')(statement, relation, partition, columns, noscan, full, dry_run, sketches)) }}
+{% endmacro %}
+
+{% macro default__analyze_table(statement, relation, partition, columns, noscan, full, dry_run, sketches) %}
+  {%- set args = {} -%}
+  {%- for key, value in {'statement': statement, 'relation': relation, 'partition': partition, 'columns': columns,
+                         'noscan': noscan, 'full': full, 'dry_run': dry_run, 'sketches': sketches}.items() if value is not none -%}
+    {%- do args.update({key: value}) -%}
+  {%- endfor -%}
+  {%- set summary = dbt_analyze._run_analyze(args) -%}
+  {%- if not summary.get('sql') -%}
+    {{ log(dbt_analyze.format_statistics(summary.table), info=True) }}
+  {%- endif -%}
+  {{ return(summary) }}
+{% endmacro %}

@@ -1,0 +1,40 @@
+{#- The current statistics of one table as text, like DESCRIBE EXTENDED: the table line, its
+    partitions, then one line per column (table level). -#}
+{% macro format_statistics(table_name) %}
+  {%- set parts = table_name.split('.') -%}
+  {%- set where = ' where table_schema = ' ~ dbt_analyze._quote_literal(parts[0]) ~ ' and table_name = ' ~ dbt_analyze._quote_literal(parts[1]) -%}
+  {%- set tables = run_query('select partition_spec, row_count, size_bytes, file_count, partition_count, partitions_analyzed, cast(collected_at as string) from '
+                             ~ dbt_analyze._storage_relation('table_statistics') ~ where ~ ' order by partition_spec') -%}
+  {%- set columns = run_query('select column_name, data_type, null_count, distinct_count, min_value, max_value, round(avg_len, 2), max_len, true_count, false_count, round(mean, 4), round(stddev, 4) from '
+                              ~ dbt_analyze._storage_relation('column_statistics') ~ where ~ " and partition_spec = '' order by column_name") -%}
+  {%- set lines = ['', 'Statistics of ' ~ table_name] -%}
+  {%- for row in tables -%}
+    {%- set label = 'table' if row[0] == '' else '  partition ' ~ row[0] -%}
+    {%- do lines.append(label ~ ': rows ' ~ (row[1] if row[1] is not none else 'unknown (not every partition analyzed)')
+                        ~ ', size ' ~ row[2] ~ ' bytes, files ' ~ row[3]
+                        ~ (', partitions ' ~ row[5] ~ ' of ' ~ row[4] ~ ' analyzed' if row[4] is not none else '')
+                        ~ ', collected ' ~ row[6]) -%}
+  {%- endfor -%}
+  {%- if columns | length -%}
+    {%- set header = ['column', 'type', 'nulls', 'distinct', 'min', 'max', 'avg_len', 'max_len', 'true', 'false', 'mean', 'stddev'] -%}
+    {%- set cells = [header] -%}
+    {%- for row in columns -%}
+      {%- set line = [] -%}
+      {%- for value in row -%}
+        {%- set text = '' if value is none else value | string -%}
+        {%- do line.append(text[:30] ~ ('…' if text | length > 30 else '')) -%}
+      {%- endfor -%}
+      {%- do cells.append(line) -%}
+    {%- endfor -%}
+    {%- set widths = [] -%}
+    {%- for i in range(header | length) -%}
+      {%- do widths.append(cells | map(attribute=i) | map('length') | max) -%}
+    {%- endfor -%}
+    {%- for line in cells -%}
+      {%- set padded = [] -%}
+      {%- for value in line -%}{%- do padded.append(value ~ ' ' * (widths[loop.index0] - value | length)) -%}{%- endfor -%}
+      {%- do lines.append('  ' ~ padded | join('  ')) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return(lines | join('\n')) }}
+{% endmacro %}

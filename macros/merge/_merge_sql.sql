@@ -1,0 +1,115 @@
+{#-
+  The merge: table statistics are never scanned, they are derived from the current partition
+  states. The current state of a partition and column is the newest one of a succeeded run (or of
+  this run); only partitions that exist now and columns whose type is unchanged take part.
+  One statement writes the table's snapshot per kind: partition rows (each derived from its own
+  state) and the table row ('' — the merge of all of them), through GROUPING SETS.
+-#}
+{% macro _current_states_sql(plan, run_id, with_sketches=false) %}
+  {%- set table = plan.table -%}
+  {%- set column_filters = ["s.column_name = ''"] -%}
+  {%- for column in plan.table.data_columns -%}
+    {%- do column_filters.append('(s.column_name = ' ~ dbt_analyze._quote_literal(column.name)
+                                 ~ ' and s.data_type = ' ~ dbt_analyze._quote_literal(column.data_type) ~ ')') -%}
+  {%- endfor -%}
+  {%- set partitions = [] -%}
+  {%- for spec in plan.all_partitions -%}{%- do partitions.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
+  select * from (
+    select s.run_id, s.partition_spec, s.column_name, s.data_type, s.row_count, s.file_count, s.size_bytes,
+           s.files_modified_at, s.sketches, s.collected_at,
+           {%- for field, type in dbt_analyze._state_fields() if with_sketches or type in ('bigint', 'double', 'string') %} s.{{ field }},{% endfor %}
+           row_number() over (partition by s.partition_spec, s.column_name order by s.collected_at desc, s.run_id desc) as _rank
+    from {{ dbt_analyze._storage_relation('partition_states') }} s
+    where s.table_schema = {{ dbt_analyze._quote_literal(table.schema) }}
+      and s.table_name = {{ dbt_analyze._quote_literal(table.identifier) }}
+      and (s.run_id = {{ dbt_analyze._quote_literal(run_id) }} or s.run_id in (
+            select run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }} where event = 'succeeded'))
+      and s.partition_spec in ({{ partitions | join(', ') if partitions else "null" }})
+      and ({{ column_filters | join(' or ') }})
+  ) where _rank = 1
+{% endmacro %}
+
+{#- SQL of a string-rendered value of data_type merged with agg (min or max), typed per type. -#}
+{% macro _typed_extreme_sql(agg, field, data_types) %}
+  {%- set branches = [] -%}
+  {%- for data_type in data_types | unique -%}
+    {%- set category = dbt_analyze._type_category(data_type) -%}
+    {%- if category == 'string' -%}
+      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ agg ~ '(' ~ field ~ ')') -%}
+    {%- elif category in dbt_analyze._ordered_categories() -%}
+      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(' ~ agg ~ '(try_cast(' ~ field ~ ' as ' ~ data_type ~ ')) as string)') -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return('case data_type ' ~ branches | join(' ') ~ ' end' if branches else 'cast(null as string)') }}
+{% endmacro %}
+
+{% macro _fixed_width_sql(data_types) %}
+  {%- set branches = [] -%}
+  {%- for data_type in data_types | unique if dbt_analyze._fixed_width(data_type) -%}
+    {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ dbt_analyze._fixed_width(data_type)) -%}
+  {%- endfor -%}
+  {{ return('case data_type ' ~ branches | join(' ') ~ ' end' if branches else 'cast(null as bigint)') }}
+{% endmacro %}
+
+{% macro _merge_sql(plan, run_id) %}
+  {%- set table = plan.table -%}
+  {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
+  {%- set partitioned = plan.table.partition_columns | length > 0 -%}
+  {%- set grouping = 'grouping sets ((partition_spec, column_name, data_type), (column_name, data_type))' if partitioned
+                     else 'column_name, data_type' -%}
+  {%- set spec = "coalesce(partition_spec, '')" if partitioned else "''" -%}
+  {%- set is_table = 'grouping(partition_spec) = 1' if partitioned else 'true' -%}
+  {%- set partition_count = plan.all_partitions | length -%}
+  {%- set run = dbt_analyze._quote_literal(run_id) ~ ' as run_id, ' ~ dbt_analyze._quote_literal(table.schema) ~ ' as table_schema, ' ~ dbt_analyze._quote_literal(table.identifier) ~ ' as table_name' -%}
+  {%- set listing_size = plan.listing.values() | sum(attribute='size_bytes') -%}
+  {%- set listing_files = plan.listing.values() | sum(attribute='file_count') -%}
+  {%- set fixed_width = dbt_analyze._fixed_width_sql(data_types) -%}
+
+  {#- Table rows: each partition's own state, and the table ('') as the sum of all of them. The
+      table's size and file count come from today's listing; its row count only when every
+      partition has a state. -#}
+  {%- set table_sql -%}
+  insert into {{ dbt_analyze._storage_relation('table_statistics_history') }}
+  {%- if partitioned %}
+  select {{ run }}, partition_spec, row_count, size_bytes, file_count, null, 1, collected_at, run_id
+  from ({{ dbt_analyze._current_states_sql(plan, run_id) }}) where column_name = ''
+  union all
+  {%- endif %}
+  select {{ run }}, '', if(count(*) = {{ partition_count }}, coalesce(sum(row_count), 0), null),
+         {{ listing_size }}, {{ listing_files }}, {{ partition_count if partitioned else 'null' }}, count(*),
+         current_timestamp(), {{ dbt_analyze._quote_literal(run_id) }}
+  from ({{ dbt_analyze._current_states_sql(plan, run_id) }}) where column_name = ''
+  {%- endset -%}
+
+  {#- Column rows. Exact statistics add up; NDV is the union of HLL sketches; min/max are compared
+      as values of the column's type; the stddev is pooled from per-partition means and M2. -#}
+  {%- set column_sql -%}
+  insert into {{ dbt_analyze._storage_relation('column_statistics_history') }}
+  select {{ dbt_analyze._storage_columns('column_statistics_history') | map('first') | join(', ') }}
+  from (
+    select {{ run }}, {{ spec }} as partition_spec, column_name, data_type,
+           sum(row_count) - sum(value_count) as null_count,
+           case when count(ndv_sketch) > 0 then least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true)), sum(value_count)) end as distinct_count,
+           {{ dbt_analyze._typed_extreme_sql('min', 'min_value', data_types) }} as min_value,
+           {{ dbt_analyze._typed_extreme_sql('max', 'max_value', data_types) }} as max_value,
+           coalesce(sum(len_sum) / nullif(sum(value_count), 0), {{ fixed_width }}) as avg_len,
+           coalesce(max(len_max), {{ fixed_width }}) as max_len,
+           sum(true_count) as true_count, sum(false_count) as false_count,
+           sum(value_sum) / nullif(sum(value_count), 0) as mean,
+           sqrt(greatest(sum(value_m2) + if({{ is_table }}, sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2)), 0), 0)
+                / nullif(sum(value_count) - 1, 0)) as stddev,
+           count(*) as partitions_analyzed,
+           if({{ is_table }}, current_timestamp(), max(collected_at)) as collected_at,
+           if({{ is_table }}, {{ dbt_analyze._quote_literal(run_id) }}, max(run_id)) as state_run_id,
+           {{ is_table }} as _is_table
+    from (
+      select *, sum(value_sum) over (partition by column_name) / nullif(sum(value_count) over (partition by column_name), 0) as table_mean
+      from ({{ dbt_analyze._current_states_sql(plan, run_id, with_sketches=true) }}) where column_name <> ''
+    )
+    group by {{ grouping }}
+  )
+  {#- A table row only when every partition has a state of the column. -#}
+  where not _is_table or partitions_analyzed = {{ partition_count if partitioned else 1 }}
+  {%- endset -%}
+  {{ return([table_sql, column_sql]) }}
+{% endmacro %}

@@ -1,0 +1,48 @@
+{#-
+  Partition specs are Hive partition names, `k1=v1/k2=v2`, escaped the way Spark escapes partition
+  directory names (ExternalCatalogUtils.escapePathName), so they equal what SHOW PARTITIONS prints
+  and are unambiguous whatever the values hold. NULL and '' are __HIVE_DEFAULT_PARTITION__.
+-#}
+{% macro _escaped_chars() %}
+  {#- The code points Spark escapes; '%' (37) must come first. -#}
+  {{ return([37, 34, 35, 39, 42, 47, 58, 61, 63, 92, 123, 91, 93, 94, 127] + range(1, 32) | list) }}
+{% endmacro %}
+
+{% macro _escape_partition_value(value) %}
+  {%- if value is none or (value | string) == '' -%}
+    {{ return('__HIVE_DEFAULT_PARTITION__') }}
+  {%- endif -%}
+  {%- set out = namespace(text=value | string) -%}
+  {%- set chars = '%"#\'*/:=?\\{[]^\x7f\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f' -%}
+  {%- for code in dbt_analyze._escaped_chars() -%}
+    {%- set out.text = out.text | replace(chars[loop.index0], '%%%02X' | format(code)) -%}
+  {%- endfor -%}
+  {{ return(out.text) }}
+{% endmacro %}
+
+{#- SQL for the spec of the current row's partition, from the partition columns. -#}
+{% macro _partition_spec_sql(partition_columns) %}
+  {%- if not partition_columns -%}
+    {{ return("''") }}
+  {%- endif -%}
+  {%- set parts = [] -%}
+  {%- for column in partition_columns -%}
+    {%- set expr = namespace(sql='cast(' ~ dbt_analyze._quote_identifier(column) ~ ' as string)') -%}
+    {%- for code in dbt_analyze._escaped_chars() -%}
+      {%- set expr.sql = 'replace(' ~ expr.sql ~ ', char(' ~ code ~ "), '" ~ ('%%%02X' | format(code)) ~ "')" -%}
+    {%- endfor -%}
+    {%- do parts.append(dbt_analyze._quote_literal(dbt_analyze._escape_partition_value(column) ~ '=')
+                        ~ ", coalesce(nullif(" ~ expr.sql ~ ", ''), '__HIVE_DEFAULT_PARTITION__')") -%}
+  {%- endfor -%}
+  {{ return('concat(' ~ parts | join(", '/', ") ~ ')') }}
+{% endmacro %}
+
+{#- {column: value} of a spec string (values still escaped; enough to match and to display). -#}
+{% macro _split_partition_spec(spec) %}
+  {%- set values = {} -%}
+  {%- for part in spec.split('/') if '=' in part -%}
+    {%- set kv = part.split('=', 1) -%}
+    {%- do values.update({kv[0] | lower: kv[1]}) -%}
+  {%- endfor -%}
+  {{ return(values) }}
+{% endmacro %}

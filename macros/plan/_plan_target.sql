@@ -1,0 +1,89 @@
+{#-
+  The plan of one request: which table, which of its partitions, which columns, and which of the
+  selected partitions must be scanned (new or changed since their state was taken, by the file
+  listing; everything with full=true). Everything is validated here, before anything is written.
+-#}
+{% macro _plan_target(request, run=none) %}
+  {%- set table = dbt_analyze._describe_table(request, run) -%}
+  {%- set plan = {'table': table, 'request': request} -%}
+
+  {#- Columns: the requested ones, checked against the catalog (names are case-insensitive). -#}
+  {%- set by_name = {} -%}
+  {%- for column in table.data_columns -%}{%- do by_name.update({column.name | lower: column}) -%}{%- endfor -%}
+  {%- set columns = [] -%}
+  {%- if request.columns == 'all' -%}
+    {%- set columns = table.data_columns -%}
+  {%- elif request.columns -%}
+    {%- for name in request.columns -%}
+      {%- if (name | lower) in table.partition_columns | map('lower') | list -%}
+        {{ dbt_analyze._fail(run, "'" ~ name ~ "' is a partition column of " ~ table.schema ~ "." ~ table.identifier ~ "; its values are the partition specs") }}
+      {%- elif (name | lower) not in by_name -%}
+        {{ dbt_analyze._fail(run, "unknown column '" ~ name ~ "' in " ~ table.schema ~ "." ~ table.identifier ~ " (columns: " ~ table.data_columns | map(attribute='name') | join(', ') ~ ")") }}
+      {%- endif -%}
+      {%- if by_name[name | lower] not in columns -%}{%- do columns.append(by_name[name | lower]) -%}{%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- do plan.update({'columns': columns}) -%}
+
+  {#- Partitions: every partition of the catalog, those the spec selects, and the file listing. -#}
+  {%- set request_partition = request.partition or {} -%}
+  {%- if request_partition and not table.partition_columns -%}
+    {{ dbt_analyze._fail(run, "" ~ table.schema ~ "." ~ table.identifier ~ " is not partitioned; a PARTITION spec cannot apply to it") }}
+  {%- endif -%}
+  {%- set wanted = {} -%}
+  {%- for key, value in request_partition.items() -%}
+    {%- if (key | lower) not in table.partition_columns | map('lower') | list -%}
+      {{ dbt_analyze._fail(run, "unknown partition column '" ~ key ~ "' in " ~ table.schema ~ "." ~ table.identifier ~ " (partitioned by " ~ table.partition_columns | join(', ') ~ ")") }}
+    {%- endif -%}
+    {%- if value is not none -%}
+      {%- do wanted.update({key | lower: dbt_analyze._escape_partition_value(value)}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {%- set all_specs = dbt_analyze._list_partitions(table) -%}
+  {%- set selected = [] -%}
+  {%- for spec in all_specs -%}
+    {%- set values = dbt_analyze._split_partition_spec(spec) -%}
+    {%- set st = namespace(match=true) -%}
+    {%- for key, value in wanted.items() if values.get(key) != value -%}{%- set st.match = false -%}{%- endfor -%}
+    {%- if st.match -%}{%- do selected.append(spec) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- if request_partition and not selected -%}
+    {{ dbt_analyze._fail(run, "no partition of " ~ table.schema ~ "." ~ table.identifier ~ " matches " ~ request_partition ~ (" (partitions: " ~ all_specs[:10] | join(', ') ~ (', ...' if all_specs | length > 10 else '') ~ ")" if all_specs else " (the table has no partitions)")) }}
+  {%- endif -%}
+  {%- do plan.update({'all_partitions': all_specs, 'selected_partitions': selected,
+                      'whole_table': not request_partition, 'listing': dbt_analyze._list_files(table)}) -%}
+  {{ return(plan) }}
+{% endmacro %}
+
+{#- Every partition of the table as a spec; [''] for an unpartitioned table. -#}
+{% macro _list_partitions(table) %}
+  {%- if not table.partition_columns -%}
+    {{ return(['']) }}
+  {%- endif -%}
+  {%- set rows = run_query('show partitions ' ~ table.quoted) -%}
+  {{ return(rows.columns[0].values() | list) }}
+{% endmacro %}
+
+{#- File count, size and newest modification time per partition, from the file listing of the
+    table's location (the binaryFile source lists files and reads none of them). -#}
+{% macro _list_files(table) %}
+  {%- set listing = {} -%}
+  {%- if not table.location -%}
+    {{ return(listing) }}
+  {%- endif -%}
+  {%- set depth = table.partition_columns | length -%}
+  {%- set spec_sql = "regexp_extract(path, '([^/]+/){" ~ depth ~ "}[^/]+$', 0)" if depth else "''" -%}
+  {%- set sql -%}
+    select {{ "regexp_replace(spec_and_file, '/[^/]+$', '')" if depth else "''" }} as partition_spec,
+           count(*) as file_count, sum(length) as size_bytes,
+           cast(max(modificationTime) as string) as modified_at
+    from (select {{ spec_sql }} as spec_and_file, length, modificationTime
+          from binaryFile.{{ dbt_analyze._quote_identifier(table.location) }})
+    group by 1
+  {%- endset -%}
+  {%- for row in run_query(sql) -%}
+    {%- do listing.update({row[0]: {'file_count': row[1] | int, 'size_bytes': row[2] | int, 'modified_at': row[3]}}) -%}
+  {%- endfor -%}
+  {{ return(listing) }}
+{% endmacro %}

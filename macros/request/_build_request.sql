@@ -1,0 +1,66 @@
+{#-
+  One request dict from either form of arguments:
+    statement: "ANALYZE TABLE ..."                      (parsed by _parse_analyze_statement)
+    relation: db.t | model/seed/source name | Relation   partition: {k: v|null}   columns: [..]|all
+    noscan, full, dry_run, sketches (full|basic)
+  Options given next to a statement (full, dry_run, sketches) apply to it as well.
+-#}
+{% macro _build_request(args, run=none) %}
+  {%- set known = ['statement', 'relation', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches'] -%}
+  {%- for key in args if key not in known -%}
+    {{ dbt_analyze._fail(run, "unknown option '" ~ key ~ "' (known: " ~ known | join(', ') ~ ")") }}
+  {%- endfor -%}
+
+  {%- if args.get('statement') -%}
+    {%- for key in ['relation', 'partition', 'columns', 'noscan'] if args.get(key) is not none -%}
+      {{ dbt_analyze._fail(run, "give either 'statement' or '" ~ key ~ "', not both") }}
+    {%- endfor -%}
+    {%- set request = dbt_analyze._parse_analyze_statement(args['statement'], run) -%}
+  {%- elif args.get('relation') is not none -%}
+    {%- set relation = args['relation'] -%}
+    {%- if relation is string -%}
+      {%- set parts = relation.split('.') -%}
+      {%- if parts | length > 2 or '' in parts -%}
+        {{ dbt_analyze._fail(run, "relation '" ~ relation ~ "' must be a name or schema.name") }}
+      {%- endif -%}
+      {%- set request = {'relation': relation if parts | length == 1 else none,
+                         'schema': parts[0] if parts | length == 2 else none, 'identifier': parts[-1]} -%}
+    {%- else -%}
+      {%- set request = {'relation': none, 'schema': relation.schema, 'identifier': relation.identifier} -%}
+    {%- endif -%}
+    {%- set partition = args.get('partition') -%}
+    {%- if partition is not none and partition is not mapping -%}
+      {{ dbt_analyze._fail(run, "'partition' must be a mapping like {k1: v1, k2: null}, got " ~ partition) }}
+    {%- endif -%}
+    {%- set columns = args.get('columns') -%}
+    {%- if columns is string and columns | lower == 'all' -%}
+      {%- set columns = 'all' -%}
+    {%- elif columns is string -%}
+      {%- set columns = [columns] -%}
+    {%- elif columns is not none and (columns is mapping or columns is not iterable) -%}
+      {{ dbt_analyze._fail(run, "'columns' must be a list of names or 'all'") }}
+    {%- endif -%}
+    {%- do request.update({'partition': partition or none, 'columns': columns or none,
+                           'noscan': dbt_analyze._as_bool(args.get('noscan', false))}) -%}
+  {%- else -%}
+    {{ dbt_analyze._fail(run, "say what to analyze: 'statement: ANALYZE TABLE ...' or 'relation: <table>'") }}
+  {%- endif -%}
+
+  {%- set sketches = args.get('sketches') or dbt_analyze._var('dbt_analyze_sketches') -%}
+  {%- if sketches not in ('full', 'basic') -%}
+    {{ dbt_analyze._fail(run, "'sketches' must be full or basic, got '" ~ sketches ~ "'") }}
+  {%- endif -%}
+  {%- do request.update({'full': dbt_analyze._as_bool(args.get('full') if args.get('full') is not none else dbt_analyze._var('dbt_analyze_full')),
+                         'dry_run': dbt_analyze._as_bool(args.get('dry_run', false)), 'sketches': sketches}) -%}
+  {%- if request['noscan'] and request['columns'] -%}
+    {{ dbt_analyze._fail(run, "NOSCAN collects size and file count only; it cannot be combined with column statistics") }}
+  {%- endif -%}
+  {{ return(request) }}
+{% endmacro %}
+
+{% macro _as_bool(value) %}
+  {%- if value is string -%}
+    {{ return(value | lower in ('true', 'yes', '1', 'on')) }}
+  {%- endif -%}
+  {{ return(value is not none and value != false and value != 0) }}
+{% endmacro %}

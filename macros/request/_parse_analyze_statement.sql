@@ -1,0 +1,101 @@
+{#-
+  ANALYZE TABLE name [PARTITION (k1[=v1] [, k2[=v2] ...])] COMPUTE STATISTICS
+      [NOSCAN | FOR COLUMNS c1 [, c2 ...] | FOR ALL COLUMNS] [;]
+
+  The grammar of Spark's and Flink's ANALYZE TABLE: keywords case-insensitive, identifiers bare or
+  in backquotes, partition values as string or number literals. Returns the request dict that
+  `relation:`-style arguments produce too; a malformed statement raises an error with the position
+  (1-based character offset) and what was expected there.
+-#}
+{% macro _parse_analyze_statement(statement, run=none) %}
+  {%- set token_pattern = modules.re.compile(
+        "\\s+"
+        ~ "|(?P<quoted>`(?:[^`]|``)*`)"
+        ~ "|(?P<string>'(?:[^'\\\\]|\\\\.|'')*'|\"(?:[^\"\\\\]|\\\\.|\"\")*\")"
+        ~ "|(?P<number>[-+]?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?(?![A-Za-z_]))"
+        ~ "|(?P<word>[A-Za-z0-9_]+)"
+        ~ "|(?P<symbol>[(),.=;])"
+        ~ "|(?P<other>.)", modules.re.DOTALL) -%}
+  {%- set tokens = [] -%}
+  {%- for m in token_pattern.finditer(statement) -%}
+    {%- if m.lastgroup -%}
+      {%- do tokens.append({'kind': m.lastgroup, 'text': m.group(0), 'pos': m.start() + 1}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {%- set request = {'relation': none, 'partition': none, 'columns': none, 'noscan': false} -%}
+  {%- set st = namespace(state='analyze', name_parts=[], key=none, partition={}, columns=[], error=none) -%}
+  {%- set expected = {
+        'analyze': 'ANALYZE', 'table': 'TABLE', 'name': 'a table name', 'after_name': "'.', PARTITION or COMPUTE",
+        'part_open': "'('", 'part_key': 'a partition column', 'part_eq': "'=', ',' or ')'",
+        'part_value': 'a partition value (string or number literal)', 'part_next': "',' or ')'",
+        'compute': 'COMPUTE', 'statistics': 'STATISTICS', 'options': 'NOSCAN, FOR or the end',
+        'for': 'COLUMNS or ALL', 'all': 'COLUMNS', 'column': 'a column name', 'column_next': "',' or the end",
+        'end': 'the end of the statement', 'done': 'the end of the statement'} -%}
+
+  {%- for tok in tokens if st.error is none -%}
+    {%- set word = tok.text | upper if tok.kind == 'word' else none -%}
+    {%- set ident = none -%}
+    {%- if tok.kind == 'word' -%}{%- set ident = tok.text -%}
+    {%- elif tok.kind == 'quoted' -%}{%- set ident = tok.text[1:-1] | replace('``', '`') -%}{%- endif -%}
+    {%- set s = st.state -%}
+    {%- if s == 'analyze' and word == 'ANALYZE' -%}{%- set st.state = 'table' -%}
+    {%- elif s == 'table' and word == 'TABLE' -%}{%- set st.state = 'name' -%}
+    {%- elif s == 'name' and ident is not none -%}
+      {%- do st.name_parts.append(ident) -%}{%- set st.state = 'after_name' -%}
+    {%- elif s == 'after_name' and tok.text == '.' and st.name_parts | length < 3 -%}{%- set st.state = 'name' -%}
+    {%- elif s == 'after_name' and word == 'PARTITION' -%}{%- set st.state = 'part_open' -%}
+    {%- elif s == 'after_name' and word == 'COMPUTE' -%}{%- set st.state = 'statistics' -%}
+    {%- elif s == 'part_open' and tok.text == '(' -%}{%- set st.state = 'part_key' -%}
+    {%- elif s == 'part_key' and ident is not none -%}
+      {%- if ident in st.partition -%}
+        {%- set st.error = "partition column '" ~ ident ~ "' given twice at position " ~ tok.pos -%}
+      {%- endif -%}
+      {%- set st.key = ident -%}{%- do st.partition.update({ident: none}) -%}{%- set st.state = 'part_eq' -%}
+    {%- elif s == 'part_eq' and tok.text == '=' -%}{%- set st.state = 'part_value' -%}
+    {%- elif s in ('part_eq', 'part_next') and tok.text == ',' -%}{%- set st.state = 'part_key' -%}
+    {%- elif s in ('part_eq', 'part_next') and tok.text == ')' -%}{%- set st.state = 'compute' -%}
+    {%- elif s == 'part_value' and tok.kind in ('string', 'number', 'word') -%}
+      {%- if tok.kind == 'string' -%}
+        {%- set q = tok.text[0] -%}
+        {%- set value = modules.re.sub("\\\\(.)", "\\1", tok.text[1:-1] | replace(q ~ q, q)) -%}
+      {%- else -%}
+        {%- set value = tok.text -%}
+      {%- endif -%}
+      {%- do st.partition.update({st.key: value}) -%}{%- set st.state = 'part_next' -%}
+    {%- elif s == 'compute' and word == 'COMPUTE' -%}{%- set st.state = 'statistics' -%}
+    {%- elif s == 'statistics' and word == 'STATISTICS' -%}{%- set st.state = 'options' -%}
+    {%- elif s == 'options' and word == 'NOSCAN' -%}{%- do request.update({'noscan': true}) -%}{%- set st.state = 'end' -%}
+    {%- elif s == 'options' and word == 'FOR' -%}{%- set st.state = 'for' -%}
+    {%- elif s == 'for' and word == 'ALL' -%}{%- set st.state = 'all' -%}
+    {%- elif s == 'for' and word == 'COLUMNS' -%}{%- set st.state = 'column' -%}
+    {%- elif s == 'all' and word == 'COLUMNS' -%}{%- do request.update({'columns': 'all'}) -%}{%- set st.state = 'end' -%}
+    {%- elif s == 'column' and ident is not none -%}{%- do st.columns.append(ident) -%}{%- set st.state = 'column_next' -%}
+    {%- elif s == 'column_next' and tok.text == ',' -%}{%- set st.state = 'column' -%}
+    {%- elif s in ('options', 'end', 'column_next') and tok.text == ';' -%}{%- set st.state = 'done' -%}
+    {%- else -%}
+      {%- set st.error = "expected " ~ expected[s] ~ " at position " ~ tok.pos ~ ", found '" ~ tok.text ~ "'" -%}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {%- if st.error is none and st.state not in ('options', 'end', 'column_next', 'done') -%}
+    {%- set st.error = "expected " ~ expected[st.state] ~ " at position " ~ (statement | length + 1) ~ ", found the end of the statement" -%}
+  {%- endif -%}
+  {%- if st.error is not none -%}
+    {{ dbt_analyze._fail(run, "malformed ANALYZE statement: " ~ st.error ~ "\n  " ~ statement) }}
+  {%- endif -%}
+
+  {%- set parts = st.name_parts -%}
+  {%- if parts | length == 3 -%}
+    {%- if parts[0] | lower != 'spark_catalog' -%}
+      {{ dbt_analyze._fail(run, "catalog '" ~ parts[0] ~ "' is not supported (only spark_catalog)") }}
+    {%- endif -%}
+    {%- set parts = parts[1:] -%}
+  {%- endif -%}
+  {%- do request.update({'relation': parts | join('.') if parts | length == 1 else none,
+                         'schema': parts[0] if parts | length == 2 else none,
+                         'identifier': parts[-1]}) -%}
+  {%- if st.partition -%}{%- do request.update({'partition': st.partition}) -%}{%- endif -%}
+  {%- if st.columns -%}{%- do request.update({'columns': st.columns}) -%}{%- endif -%}
+  {{ return(request) }}
+{% endmacro %}

@@ -1,0 +1,162 @@
+{#-
+  The registry of per-partition state measures. Each measure is a macro
+  `_measure_<name>(column_sql, category)` that returns the aggregate expression for a column of
+  that type category, or none when the measure does not apply (its state field is then NULL).
+  Every table-level statistic is derived from these fields (see merge/_merge_sql.sql).
+
+  category  | count min/max len  true/false sum/m2 hll kll top-k
+  boolean   |   ✓     ✓           ✓                ✓         ✓
+  integral, fractional, decimal
+            |   ✓     ✓                    ✓      ✓   ✓    ✓
+  date, timestamp, timestamp_ntz
+            |   ✓     ✓                           ✓   ✓    ✓
+  string    |   ✓     ✓     ✓                     ✓        ✓
+  binary    |   ✓           ✓                     ✓
+  complex   |   ✓           ✓ (array/map size)
+  other     |   ✓
+-#}
+
+{#- (field, SQL type) of a state row, in table order. -#}
+{% macro _state_fields() %}
+  {{ return([
+    ('value_count', 'bigint'), ('min_value', 'string'), ('max_value', 'string'),
+    ('len_sum', 'bigint'), ('len_max', 'bigint'), ('true_count', 'bigint'), ('false_count', 'bigint'),
+    ('value_sum', 'double'), ('value_m2', 'double'),
+    ('ndv_sketch', 'binary'), ('quantile_sketch', 'binary'), ('top_values_sketch', dbt_analyze._top_values_sketch_type()),
+  ]) }}
+{% endmacro %}
+
+{% macro _top_values_sketch_type() %}
+  {{ return('struct<sketch:binary,maxItemsTracked:int,itemDataType:string,itemDataTypeDDL:string>') }}
+{% endmacro %}
+
+{#- The measures that exist only with sketches: full. -#}
+{% macro _full_sketch_fields() %}
+  {{ return(['quantile_sketch', 'top_values_sketch']) }}
+{% endmacro %}
+
+{% macro _type_category(data_type) %}
+  {%- set t = data_type | lower | trim -%}
+  {%- set base = t.split('(')[0].split('<')[0].split(' ')[0] -%}
+  {%- if base == 'boolean' -%}{{ return('boolean') }}
+  {%- elif base in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'byte', 'short', 'long') -%}{{ return('integral') }}
+  {%- elif base in ('float', 'double', 'real') -%}{{ return('fractional') }}
+  {%- elif base in ('decimal', 'dec', 'numeric') -%}{{ return('decimal') }}
+  {%- elif base == 'date' -%}{{ return('date') }}
+  {%- elif base in ('timestamp', 'timestamp_ltz') -%}{{ return('timestamp') }}
+  {%- elif base == 'timestamp_ntz' -%}{{ return('timestamp_ntz') }}
+  {%- elif base in ('string', 'char', 'varchar') -%}{{ return('string') }}
+  {%- elif base == 'binary' -%}{{ return('binary') }}
+  {%- elif base in ('array', 'map') -%}{{ return('collection') }}
+  {%- elif base == 'struct' -%}{{ return('struct') }}
+  {%- else -%}{{ return('other') }}
+  {%- endif -%}
+{% endmacro %}
+
+{#- Spark's defaultSize of fixed-width types: what Spark's ANALYZE stores as avg/max length. -#}
+{% macro _fixed_width(data_type) %}
+  {%- set t = data_type | lower | trim -%}
+  {%- set widths = {'boolean': 1, 'tinyint': 1, 'byte': 1, 'smallint': 2, 'short': 2, 'int': 4, 'integer': 4,
+                    'bigint': 8, 'long': 8, 'float': 4, 'real': 4, 'double': 8, 'date': 4, 'timestamp': 8,
+                    'timestamp_ltz': 8, 'timestamp_ntz': 8} -%}
+  {%- if t.startswith('decimal') -%}
+    {%- set precision = (modules.re.findall('[0-9]+', t) or ['10'])[0] | int -%}
+    {{ return(8 if precision <= 18 else 16) }}
+  {%- endif -%}
+  {{ return(widths.get(t)) }}
+{% endmacro %}
+
+{#- Categories whose values have an order (min/max, top values) and a numeric sum. -#}
+{% macro _ordered_categories() %}
+  {{ return(['boolean', 'integral', 'fractional', 'decimal', 'date', 'timestamp', 'timestamp_ntz', 'string']) }}
+{% endmacro %}
+
+{% macro _numeric_categories() %}
+  {{ return(['integral', 'fractional', 'decimal']) }}
+{% endmacro %}
+
+{% macro _measure_value_count(c, category) %}{{ return('count(' ~ c ~ ')') }}{% endmacro %}
+
+{% macro _measure_min_value(c, category) %}
+  {{ return('cast(min(' ~ c ~ ') as string)' if category in dbt_analyze._ordered_categories() else none) }}
+{% endmacro %}
+
+{% macro _measure_max_value(c, category) %}
+  {{ return('cast(max(' ~ c ~ ') as string)' if category in dbt_analyze._ordered_categories() else none) }}
+{% endmacro %}
+
+{#- Character length of strings, byte length of binary, element count of arrays and maps. -#}
+{% macro _length_sql(c, category) %}
+  {%- if category in ('string', 'binary') -%}{{ return('length(' ~ c ~ ')') }}
+  {%- elif category == 'collection' -%}{{ return('if(' ~ c ~ ' is null, null, size(' ~ c ~ '))') }}
+  {%- endif -%}
+  {{ return(none) }}
+{% endmacro %}
+
+{% macro _measure_len_sum(c, category) %}
+  {%- set length = dbt_analyze._length_sql(c, category) -%}
+  {{ return('sum(' ~ length ~ ')' if length else none) }}
+{% endmacro %}
+
+{% macro _measure_len_max(c, category) %}
+  {%- set length = dbt_analyze._length_sql(c, category) -%}
+  {{ return('max(' ~ length ~ ')' if length else none) }}
+{% endmacro %}
+
+{% macro _measure_true_count(c, category) %}
+  {{ return('count_if(' ~ c ~ ')' if category == 'boolean' else none) }}
+{% endmacro %}
+
+{% macro _measure_false_count(c, category) %}
+  {{ return('count_if(not ' ~ c ~ ')' if category == 'boolean' else none) }}
+{% endmacro %}
+
+{% macro _measure_value_sum(c, category) %}
+  {{ return('sum(cast(' ~ c ~ ' as double))' if category in dbt_analyze._numeric_categories() else none) }}
+{% endmacro %}
+
+{#- Sum of squared deviations from the partition's mean (var_pop is Welford-stable). -#}
+{% macro _measure_value_m2(c, category) %}
+  {{ return('var_pop(cast(' ~ c ~ ' as double)) * count(' ~ c ~ ')' if category in dbt_analyze._numeric_categories() else none) }}
+{% endmacro %}
+
+{#- hll_sketch_agg takes INT, BIGINT, STRING and BINARY: map every other type onto one of those,
+    injectively where possible (xxhash64 otherwise; 64-bit collisions are negligible). -#}
+{% macro _measure_ndv_sketch(c, category) %}
+  {%- set lg_k = dbt_analyze._var('dbt_analyze_hll_lg_k') | int -%}
+  {%- set inputs = {'boolean': 'cast(' ~ c ~ ' as int)', 'integral': 'cast(' ~ c ~ ' as bigint)',
+                    'date': 'unix_date(' ~ c ~ ')', 'timestamp': 'unix_micros(' ~ c ~ ')',
+                    'string': 'cast(' ~ c ~ ' as string)', 'binary': c} -%}
+  {%- if category in ('fractional', 'decimal', 'timestamp_ntz') -%}
+    {%- do inputs.update({category: 'if(' ~ c ~ ' is null, null, xxhash64(' ~ c ~ '))'}) -%}
+  {%- endif -%}
+  {{ return('hll_sketch_agg(' ~ inputs[category] ~ ', ' ~ lg_k ~ ')' if category in inputs else none) }}
+{% endmacro %}
+
+{#- Numeric image of an ordered value for KLL (days for dates, microseconds for timestamps). -#}
+{% macro _quantile_input_sql(c, category) %}
+  {%- if category in dbt_analyze._numeric_categories() -%}{{ return('cast(' ~ c ~ ' as double)') }}
+  {%- elif category == 'date' -%}{{ return('cast(unix_date(' ~ c ~ ') as double)') }}
+  {%- elif category == 'timestamp' -%}{{ return('cast(unix_micros(' ~ c ~ ') as double)') }}
+  {%- elif category == 'timestamp_ntz' -%}{{ return('cast(unix_micros(cast(' ~ c ~ ' as timestamp)) as double)') }}
+  {%- endif -%}
+  {{ return(none) }}
+{% endmacro %}
+
+{% macro _measure_quantile_sketch(c, category) %}
+  {%- set input = dbt_analyze._quantile_input_sql(c, category) -%}
+  {%- set k = dbt_analyze._var('dbt_analyze_kll_k') | int -%}
+  {#- An empty KLL sketch is refused by every reader: keep none instead. -#}
+  {{ return('if(count(' ~ input ~ ') > 0, kll_sketch_agg_double(' ~ input ~ ', ' ~ k ~ '), null)' if input else none) }}
+{% endmacro %}
+
+{#- Items are kept as strings so that every column's state has the same type. -#}
+{% macro _measure_top_values_sketch(c, category) %}
+  {%- set tracked = dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
+  {{ return('approx_top_k_accumulate(cast(' ~ c ~ ' as string), ' ~ tracked ~ ')' if category in dbt_analyze._ordered_categories() else none) }}
+{% endmacro %}
+
+{#- The aggregate of one state field for one column (the registry lookup). -#}
+{% macro _measure(field, column_sql, category) %}
+  {{ return(dbt_analyze['_measure_' ~ field](column_sql, category)) }}
+{% endmacro %}

@@ -1,0 +1,98 @@
+{#-
+  Storage: append-only parquet tables in the statistics schema, and views that show the current
+  values. A run's rows count only once its `succeeded` event is written (the last write of a run),
+  so a run that fails or is killed halfway changes no current statistic.
+
+    analyze_run_events          started / succeeded / unchanged / failed events of every run
+                                (unchanged: nothing to scan or merge, no snapshot written)
+    partition_states            per run, partition and column: exact aggregates and sketches
+    table_statistics_history    per successful run: the table's full snapshot (table + partitions)
+    column_statistics_history   the same per column
+  Views (also models of the package, so they can be ref()'d):
+    analyze_runs, table_statistics, column_statistics
+-#}
+{% macro _storage_columns(name) %}
+  {%- set run = [('run_id', 'string')] -%}
+  {%- set target = [('table_schema', 'string'), ('table_name', 'string'), ('partition_spec', 'string')] -%}
+  {%- set tables = {
+    'analyze_run_events': run + [('invocation_id', 'string'), ('table_schema', 'string'), ('table_name', 'string'),
+        ('event', 'string'), ('event_at', 'timestamp'), ('request', 'string'),
+        ('partitions_scanned', 'bigint'), ('partitions_skipped', 'bigint'), ('rows_scanned', 'bigint'),
+        ('bytes_scanned', 'bigint'), ('plan_ms', 'bigint'), ('scan_ms', 'bigint'), ('merge_ms', 'bigint'),
+        ('error', 'string')],
+    'partition_states': run + target + [('column_name', 'string'), ('data_type', 'string'),
+        ('row_count', 'bigint'), ('file_count', 'bigint'), ('size_bytes', 'bigint'), ('files_modified_at', 'string')]
+        + dbt_analyze._state_fields() + [('sketches', 'string'), ('collected_at', 'timestamp')],
+    'table_statistics_history': run + target + [('row_count', 'bigint'), ('size_bytes', 'bigint'), ('file_count', 'bigint'),
+        ('partition_count', 'bigint'), ('partitions_analyzed', 'bigint'), ('collected_at', 'timestamp'), ('state_run_id', 'string')],
+    'column_statistics_history': run + target + [('column_name', 'string'), ('data_type', 'string'),
+        ('null_count', 'bigint'), ('distinct_count', 'bigint'), ('min_value', 'string'), ('max_value', 'string'),
+        ('avg_len', 'double'), ('max_len', 'bigint'), ('true_count', 'bigint'), ('false_count', 'bigint'),
+        ('mean', 'double'), ('stddev', 'double'), ('partitions_analyzed', 'bigint'), ('collected_at', 'timestamp'),
+        ('state_run_id', 'string')],
+  } -%}
+  {{ return(tables[name]) }}
+{% endmacro %}
+
+{% macro _storage_relation(name) %}
+  {{ return(dbt_analyze._quote_relation(dbt_analyze._stats_schema(), name)) }}
+{% endmacro %}
+
+{#- Create what is missing: the schema, the storage tables and the current-value views. -#}
+{% macro _ensure_storage() %}
+  {%- if not execute -%}{{ return('') }}{%- endif -%}
+  {%- set schema = dbt_analyze._stats_schema() -%}
+  {%- do run_query('create schema if not exists ' ~ dbt_analyze._quote_identifier(schema)) -%}
+  {%- set existing = run_query('show tables in ' ~ dbt_analyze._quote_identifier(schema)).columns[1].values() | map('lower') | list -%}
+  {%- for name in ['analyze_run_events', 'partition_states', 'table_statistics_history', 'column_statistics_history'] if name not in existing -%}
+    {%- set columns = [] -%}
+    {%- for column, type in dbt_analyze._storage_columns(name) -%}
+      {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
+    {%- endfor -%}
+    {%- do run_query('create table if not exists ' ~ dbt_analyze._storage_relation(name) ~ ' (' ~ columns | join(', ') ~ ') using parquet') -%}
+  {%- endfor -%}
+  {%- for name in ['analyze_runs', 'table_statistics', 'column_statistics'] if name not in existing -%}
+    {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation(name) ~ ' as ' ~ dbt_analyze['_' ~ name ~ '_sql']()) -%}
+  {%- endfor -%}
+  {{ return('') }}
+{% endmacro %}
+
+{#- One row per run: started, finished, status (running | succeeded | failed) and its metrics. -#}
+{% macro _analyze_runs_sql() %}
+  select run_id,
+         max(invocation_id) as invocation_id,
+         max(table_schema) as table_schema,
+         max(table_name) as table_name,
+         max(request) as request,
+         min(event_at) as started_at,
+         max(case when event in ('succeeded', 'unchanged', 'failed') then event_at end) as finished_at,
+         case when max(case when event = 'failed' then 1 else 0 end) = 1 then 'failed'
+              when max(case when event in ('succeeded', 'unchanged') then 1 else 0 end) = 1 then 'succeeded'
+              else 'running' end as status,
+         max(partitions_scanned) as targets_scanned,
+         max(partitions_skipped) as partitions_skipped,
+         max(rows_scanned) as rows_scanned,
+         max(bytes_scanned) as bytes_scanned,
+         max(plan_ms) as plan_ms, max(scan_ms) as scan_ms, max(merge_ms) as merge_ms,
+         max(error) as error
+  from {{ dbt_analyze._storage_relation('analyze_run_events') }}
+  group by run_id
+{% endmacro %}
+
+{#- The latest succeeded run of every table. -#}
+{% macro _latest_runs_sql() %}
+  select table_schema, table_name, max_by(run_id, event_at) as run_id
+  from {{ dbt_analyze._storage_relation('analyze_run_events') }}
+  where event = 'succeeded'
+  group by table_schema, table_name
+{% endmacro %}
+
+{% macro _current_rows_sql(history) %}
+  select h.*
+  from {{ dbt_analyze._storage_relation(history) }} h
+  join ({{ dbt_analyze._latest_runs_sql() }}) latest
+    on h.run_id = latest.run_id and h.table_schema = latest.table_schema and h.table_name = latest.table_name
+{% endmacro %}
+
+{% macro _table_statistics_sql() %}{{ return(dbt_analyze._current_rows_sql('table_statistics_history')) }}{% endmacro %}
+{% macro _column_statistics_sql() %}{{ return(dbt_analyze._current_rows_sql('column_statistics_history')) }}{% endmacro %}

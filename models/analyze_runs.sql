@@ -1,0 +1,1 @@
+{{ dbt_analyze._analyze_runs_sql() }}

@@ -1,0 +1,1 @@
+{{ dbt_analyze._column_statistics_sql() }}
