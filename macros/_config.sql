@@ -3,7 +3,7 @@
 {% macro _defaults() %}
   {{ return({
     'dbt_analyze_schema': none,
-    'dbt_analyze_hll_lg_k': 12,
+    'dbt_analyze_hll_lg_k': 14,
     'dbt_analyze_kll_k': 400,
     'dbt_analyze_top_k': 20,
     'dbt_analyze_top_k_tracked': 256,

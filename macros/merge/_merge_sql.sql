@@ -96,8 +96,10 @@
            coalesce(max(len_max), {{ fixed_width }}) as max_len,
            sum(true_count) as true_count, sum(false_count) as false_count,
            sum(value_sum) / nullif(sum(value_count), 0) as mean,
-           sqrt(greatest(sum(value_m2) + if({{ is_table }}, sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2)), 0), 0)
-                / nullif(sum(value_count) - 1, 0)) as stddev,
+           {#- greatest() skips NULLs: keep NULL for columns without values. -#}
+           if(sum(value_m2) is null, null,
+              sqrt(greatest(sum(value_m2) + if({{ is_table }}, sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2)), 0), 0)
+                   / nullif(sum(value_count) - 1, 0))) as stddev,
            count(*) as partitions_analyzed,
            if({{ is_table }}, current_timestamp(), max(collected_at)) as collected_at,
            if({{ is_table }}, {{ dbt_analyze._quote_literal(run_id) }}, max(run_id)) as state_run_id,

@@ -120,14 +120,15 @@
   {{ return('var_pop(cast(' ~ c ~ ' as double)) * count(' ~ c ~ ')' if category in dbt_analyze._numeric_categories() else none) }}
 {% endmacro %}
 
-{#- hll_sketch_agg takes INT, BIGINT, STRING and BINARY: map every other type onto one of those,
-    injectively where possible (xxhash64 otherwise; 64-bit collisions are negligible). -#}
+{#- hll_sketch_agg takes INT, BIGINT, STRING and BINARY, and ignores empty strings and binaries.
+    Integral and temporal values go in as numbers (injective); every other type as its xxhash64
+    (64-bit collisions are negligible next to the sketch's error). -#}
 {% macro _measure_ndv_sketch(c, category) %}
   {%- set lg_k = dbt_analyze._var('dbt_analyze_hll_lg_k') | int -%}
   {%- set inputs = {'boolean': 'cast(' ~ c ~ ' as int)', 'integral': 'cast(' ~ c ~ ' as bigint)',
                     'date': 'unix_date(' ~ c ~ ')', 'timestamp': 'unix_micros(' ~ c ~ ')',
-                    'string': 'cast(' ~ c ~ ' as string)', 'binary': c} -%}
-  {%- if category in ('fractional', 'decimal', 'timestamp_ntz') -%}
+                    } -%}
+  {%- if category in ('fractional', 'decimal', 'timestamp_ntz', 'string', 'binary') -%}
     {%- do inputs.update({category: 'if(' ~ c ~ ' is null, null, xxhash64(' ~ c ~ '))'}) -%}
   {%- endif -%}
   {{ return('hll_sketch_agg(' ~ inputs[category] ~ ', ' ~ lg_k ~ ')' if category in inputs else none) }}
