@@ -7,11 +7,12 @@
   full, dry_run, sketches (full | basic).
 -#}
 {% macro analyze_table(statement=none, relation=none, partition=none, columns=none, noscan=none, full=none, dry_run=none, sketches=none) %}
-  {{ return(adapter.dispatch('analyze_table', 'dbt_analyze')(statement, relation, partition, columns, noscan, full, dry_run, sketches)) }}
+  {#- Unknown keyword arguments reach the request check, which names them. -#}
+  {{ return(adapter.dispatch('analyze_table', 'dbt_analyze')(statement, relation, partition, columns, noscan, full, dry_run, sketches, kwargs)) }}
 {% endmacro %}
 
-{% macro default__analyze_table(statement, relation, partition, columns, noscan, full, dry_run, sketches) %}
-  {%- set args = {} -%}
+{% macro default__analyze_table(statement, relation, partition, columns, noscan, full, dry_run, sketches, unknown={}) %}
+  {%- set args = dict(unknown) -%}
   {%- for key, value in {'statement': statement, 'relation': relation, 'partition': partition, 'columns': columns,
                          'noscan': noscan, 'full': full, 'dry_run': dry_run, 'sketches': sketches}.items() if value is not none -%}
     {%- do args.update({key: value}) -%}

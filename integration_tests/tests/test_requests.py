@@ -1,0 +1,124 @@
+"""The request: both grammar forms, the rewrite they produce, and every bad input refused clearly."""
+
+import re
+
+import pytest
+from conftest import analyze, column_stats, rows, table_stats
+
+SALES = "analytics.sales"
+
+
+@pytest.fixture(scope="module")
+def sales(spark, dbt):
+    spark.sql("create database if not exists analytics")
+    spark.sql(f"drop table if exists {SALES}")
+    spark.sql(f"create table {SALES} (id int, amount double, region string, day string) using parquet partitioned by (region, day)")
+    spark.sql(f"""insert into {SALES} values (1, 1.0, 'eu', '2024-01-01'), (2, 2.0, 'eu', '2024-01-02'),
+                  (3, 3.0, 'us', '2024-01-01'), (4, null, 'us', '2024-01-02'), (5, 5.0, 'us', '2024-01-02')""")
+    spark.sql("drop view if exists analytics.sales_view")
+    spark.sql(f"create view analytics.sales_view as select * from {SALES}")
+    spark.sql("drop table if exists analytics.flat")
+    spark.sql("create table analytics.flat using parquet as select 1 as a")
+    result = analyze(dbt, relation=SALES, columns="all")
+    assert result.success, result.error
+    return result
+
+
+def dry_run_sql(dbt, **args) -> str:
+    result = analyze(dbt, dry_run=True, full=True, **args)
+    assert result.success, result.error
+    header = next(i for i, m in enumerate(result.messages) if m.startswith("-- dbt_analyze dry run"))
+    return result.messages[header + 1]
+
+
+def test_statement_forms_rewrite_to_one_scan(dbt, sales):
+    whole = dry_run_sql(dbt, statement=f"analyze table {SALES} compute statistics for all columns")
+    assert whole.count(f"from `analytics`.`sales`") == 1  # one scan
+    assert "group by `region`, `day`" in whole
+    assert "where concat(" not in whole  # every partition: no pruning predicate
+    for column in ("id", "amount"):
+        assert f"count(`{column}`)" in whole and f"hll_sketch_agg(" in whole
+
+    partial = dry_run_sql(dbt, statement=f"ANALYZE TABLE {SALES} PARTITION (region='us') COMPUTE STATISTICS FOR COLUMNS amount")
+    assert "where concat('region=', " in partial
+    assert "in ('region=us/day=2024-01-01', 'region=us/day=2024-01-02')" in partial
+    assert "'region=eu" not in partial.split("left join")[0]  # eu partitions are not scanned
+
+    columns = dry_run_sql(dbt, statement=f"Analyze Table `analytics`.`sales` Compute Statistics For Columns `amount`;")
+    assert "count(`amount`)" in columns
+
+    noscan = analyze(dbt, dry_run=True, statement=f"ANALYZE TABLE {SALES} COMPUTE STATISTICS NOSCAN")
+    assert noscan.success and "nothing to scan" in noscan.log
+
+    table_only = dry_run_sql(dbt, statement=f"ANALYZE TABLE {SALES} PARTITION (region='eu', day) COMPUTE STATISTICS")
+    assert "in ('region=eu/day=2024-01-01', 'region=eu/day=2024-01-02')" in table_only
+
+
+def test_relation_form_equals_statement_form(dbt, sales):
+    by_relation = dry_run_sql(dbt, relation=SALES, partition={"region": "us", "day": None}, columns=["amount"])
+    by_statement = dry_run_sql(dbt, statement=f"ANALYZE TABLE {SALES} PARTITION (region='us', day) COMPUTE STATISTICS FOR COLUMNS amount")
+    # the same SQL but for the run id
+    run_id = re.compile(r"'\d{8}T\d+-\w+'")
+    assert run_id.sub("RUN", by_relation) == run_id.sub("RUN", by_statement)
+    assert "in ('region=us/day=2024-01-01', 'region=us/day=2024-01-02')" in by_relation
+
+
+def test_partition_spec_with_column_statistics_is_honoured(spark, dbt, sales):
+    stats = column_stats(spark, SALES, "region=us/day=2024-01-02")
+    assert stats["amount"]["null_count"] == 1 and stats["amount"]["max_value"] == "5.0"
+    assert table_stats(spark, SALES)["region=eu/day=2024-01-01"]["row_count"] == 1
+
+
+BAD_INPUTS = [
+    ({"relation": "analytics.sales_view"}, "is a view"),
+    ({"relation": "analytics.flat", "partition": {"a": 1}}, "is not partitioned"),
+    ({"relation": "analytics.no_such_table"}, "unknown table analytics.no_such_table"),
+    ({"relation": "no_such_schema.t"}, "unknown schema 'no_such_schema'"),
+    ({"relation": SALES, "columns": ["amount", "nope"]}, "unknown column 'nope'"),
+    ({"relation": SALES, "partition": {"country": "x"}}, "unknown partition column 'country'"),
+    ({"relation": SALES, "partition": {"region": "asia"}}, "no partition of analytics.sales matches"),
+    ({"statement": f"ANALYZE TABLE {SALES} COMPUTE STATISTIC"}, "expected STATISTICS at position 39, found 'STATISTIC'"),
+    ({"statement": f"ANALYZE {SALES} COMPUTE STATISTICS"}, "expected TABLE at position 9"),
+    ({"statement": f"ANALYZE TABLE {SALES} PARTITION (region='us' COMPUTE STATISTICS"}, "expected ',' or ')' at position"),
+    ({"statement": f"ANALYZE TABLE {SALES} COMPUTE STATISTICS FOR COLUMNS"}, "expected a column name at position"),
+    ({"statement": f"ANALYZE TABLE {SALES} COMPUTE STATISTICS FOR COLUMNS amount extra"}, "expected ',' or the end"),
+    ({"statement": f"ANALYZE TABLE {SALES} COMPUTE STATISTICS NOSCAN FOR COLUMNS amount"}, "expected the end of the statement"),
+    ({"relation": SALES, "noscan": True, "columns": ["amount"]}, "cannot be combined with column statistics"),
+    ({"relation": SALES, "sketches": "all"}, "'sketches' must be full or basic"),
+    ({"relation": SALES, "colums": "all"}, "unknown option 'colums'"),
+    ({}, "say what to analyze"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD_INPUTS, ids=[m for _, m in BAD_INPUTS])
+def test_bad_input_is_refused_and_nothing_changes(spark, dbt, sales, args, message):
+    before_tables = rows(spark, "select * from analytics_stats.table_statistics order by table_name, partition_spec")
+    before_columns = rows(spark, "select * from analytics_stats.column_statistics order by table_name, partition_spec, column_name")
+    failed_before = rows(spark, "select count(*) as n from analytics_stats.analyze_runs where status = 'failed'")[0]["n"]
+    result = analyze(dbt, **args)
+    assert not result.success
+    assert message in result.error
+    assert rows(spark, "select * from analytics_stats.table_statistics order by table_name, partition_spec") == before_tables
+    assert rows(spark, "select * from analytics_stats.column_statistics order by table_name, partition_spec, column_name") == before_columns
+    failed = rows(spark, "select * from analytics_stats.analyze_runs where status = 'failed' order by started_at desc")
+    assert len(failed) == failed_before + 1 and message in failed[0]["error"]
+
+
+def test_hostile_partition_value_is_only_data(spark, dbt):
+    hostile = "x' OR '1'='1; -- drop\nline/a=b%"
+    spark.sql("drop table if exists analytics.hostile")
+    spark.sql("create table analytics.hostile (v int, k string) using parquet partitioned by (k)")
+    spark.createDataFrame([(1, hostile), (2, "plain"), (3, None)], "v int, k string").write.insertInto("analytics.hostile")
+    result = analyze(dbt, relation="analytics.hostile", partition={"k": hostile}, columns="all")
+    assert result.success, result.error
+    assert "1 of 3 partition(s)" in result.log
+    specs = table_stats(spark, "analytics.hostile")
+    hostile_spec = [s for s in specs if s.startswith("k=x%27")]
+    assert len(hostile_spec) == 1 and specs[hostile_spec[0]]["row_count"] == 1
+    assert hostile_spec[0] in [r["partition"] for r in rows(spark, "show partitions analytics.hostile")]
+    # the other partitions were not selected; the whole table waits for them
+    assert specs[""]["row_count"] is None and specs[""]["partitions_analyzed"] == 1
+    result = analyze(dbt, relation="analytics.hostile", columns="all")
+    assert result.success, result.error
+    assert "2 of 3 partition(s)" in result.log
+    assert table_stats(spark, "analytics.hostile")[""]["row_count"] == 3
