@@ -56,7 +56,7 @@
     {{ return(states) }}
   {%- endif -%}
   {%- set rows = run_query('select partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches from ('
-                           ~ dbt_analyze._current_states_sql(plan, run.run_id) ~ ')') -%}
+                           ~ dbt_analyze._current_states_sql(plan, run.run_id, live_only=false) ~ ')') -%}
   {%- for row in rows -%}
     {%- if row[0] not in states -%}{%- do states.update({row[0]: {'columns': {}, 'fingerprint': none, 'sketches': none}}) -%}{%- endif -%}
     {%- if row[1] == '' -%}

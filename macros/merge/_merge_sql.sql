@@ -5,7 +5,7 @@
   One statement writes the table's snapshot per kind: partition rows (each derived from its own
   state) and the table row ('' — the merge of all of them), through GROUPING SETS.
 -#}
-{% macro _current_states_sql(plan, run_id, with_sketches=false) %}
+{% macro _current_states_sql(plan, run_id, with_sketches=false, live_only=true) %}
   {%- set table = plan.table -%}
   {%- set column_filters = ["s.column_name = ''"] -%}
   {%- for column in plan.table.data_columns -%}
@@ -24,7 +24,9 @@
       and s.table_name = {{ dbt_analyze._quote_literal(table.identifier) }}
       and (s.run_id = {{ dbt_analyze._quote_literal(run_id) }} or s.run_id in (
             select run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }} where event = 'succeeded'))
+      {%- if live_only %}
       and s.partition_spec in ({{ partitions | join(', ') if partitions else "null" }})
+      {%- endif %}
       and ({{ column_filters | join(' or ') }})
   ) where _rank = 1
 {% endmacro %}

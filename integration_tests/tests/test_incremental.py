@@ -1,0 +1,110 @@
+"""Incremental ANALYZE: unchanged partitions are skipped, changed/new/dropped ones are found from
+the file listing, and table statistics are merged from partition states without a table scan."""
+
+import pytest
+from conftest import analyze, column_stats, rows, table_stats
+
+T = "analytics.visits"
+
+
+def states_count(spark):
+    return rows(spark, "select count(*) as n from analytics_stats.partition_states")[0]["n"]
+
+
+@pytest.fixture(scope="module")
+def visits(spark, dbt):
+    spark.sql("create database if not exists analytics")
+    spark.sql(f"drop table if exists {T}")
+    spark.sql(f"create table {T} (user_id bigint, page string, ok boolean, ms double, day int) using parquet partitioned by (day)")
+    spark.sql(f"""insert into {T} select id, concat('p', id % 13), id % 3 = 0, id * 1.5, cast(id % 3 as int)
+                  from range(3000)""")
+    result = analyze(dbt, relation=T, columns="all")
+    assert result.success, result.error
+    assert "3 of 3 partition(s)" in result.log
+    return result
+
+
+def assert_merge_equals_scan(spark, table):
+    """Table statistics merged from partitions equal direct aggregates over the whole table."""
+    merged = column_stats(spark, table)
+    exact = rows(spark, f"""select count(*) - count(user_id) as n_user, min(user_id) as min_user, max(user_id) as max_user,
+                                   max(length(page)) as max_page, avg(length(page)) as avg_page, count_if(ok) as t, count_if(not ok) as f,
+                                   avg(ms) as mean_ms, stddev(ms) as sd_ms, count(distinct user_id) as ndv_user, count(*) as n
+                            from {table}""")[0]
+    assert merged["user_id"]["null_count"] == exact["n_user"]
+    assert merged["user_id"]["min_value"] == str(exact["min_user"]) and merged["user_id"]["max_value"] == str(exact["max_user"])
+    assert merged["page"]["max_len"] == exact["max_page"] and merged["page"]["avg_len"] == pytest.approx(exact["avg_page"])
+    assert merged["ok"]["true_count"] == exact["t"] and merged["ok"]["false_count"] == exact["f"]
+    assert merged["ms"]["mean"] == pytest.approx(exact["mean_ms"]) and merged["ms"]["stddev"] == pytest.approx(exact["sd_ms"])
+    assert abs(merged["user_id"]["distinct_count"] - exact["ndv_user"]) <= 0.02 * exact["ndv_user"]
+    assert table_stats(spark, table)[""]["row_count"] == exact["n"]
+
+
+def test_first_collection_merges_partitions(spark, visits):
+    assert_merge_equals_scan(spark, T)
+    tables = table_stats(spark, T)
+    assert sorted(tables) == ["", "day=0", "day=1", "day=2"]
+    assert tables[""]["partitions_analyzed"] == tables[""]["partition_count"] == 3
+
+
+def test_unchanged_table_is_skipped_and_writes_no_states(spark, dbt, visits):
+    before = states_count(spark)
+    result = analyze(dbt, relation=T, columns="all")
+    assert result.success, result.error
+    assert "unchanged since its last analysis (3 partition(s) skipped)" in result.log
+    assert states_count(spark) == before
+    run = rows(spark, "select * from analytics_stats.analyze_runs order by started_at desc limit 1")[0]
+    assert run["status"] == "succeeded" and run["targets_scanned"] == 0 and run["partitions_skipped"] == 3
+
+
+def test_new_and_changed_partitions_only_are_scanned(spark, dbt, visits):
+    spark.sql(f"insert into {T} values (99999, 'new', true, 1.0, 1), (100000, 'newer', null, null, 7)")
+    result = analyze(dbt, relation=T, columns="all")
+    assert result.success, result.error
+    assert "scanning analytics.visits: 2 of 4 partition(s)" in result.log
+    assert "2 skipped" in result.log
+    assert table_stats(spark, T)["day=7"]["row_count"] == 1
+    assert_merge_equals_scan(spark, T)
+
+
+def test_rewritten_partition_is_detected(spark, dbt, visits):
+    spark.sql(f"insert overwrite table {T} partition (day = 2) select id, 'rewritten', false, 0.0 from range(10)")
+    result = analyze(dbt, relation=T, columns="all")
+    assert result.success, result.error
+    assert "1 of 4 partition(s)" in result.log
+    assert table_stats(spark, T)["day=2"]["row_count"] == 10
+    assert_merge_equals_scan(spark, T)
+
+
+def test_dropped_partition_leaves_the_merge(spark, dbt, visits):
+    spark.sql(f"alter table {T} drop partition (day = 7)")
+    result = analyze(dbt, relation=T, columns="all")
+    assert result.success, result.error
+    assert "1 dropped" in result.log
+    assert "day=7" not in table_stats(spark, T)
+    assert_merge_equals_scan(spark, T)
+
+
+def test_full_rescans_everything(spark, dbt, visits):
+    result = analyze(dbt, relation=T, columns="all", full=True)
+    assert result.success, result.error
+    assert "3 of 3 partition(s)" in result.log
+    assert_merge_equals_scan(spark, T)
+
+
+def test_history_is_kept(spark, visits):
+    snapshots = rows(spark, f"""select count(distinct run_id) as n from analytics_stats.table_statistics_history
+                                where table_name = 'visits' and partition_spec = ''""")[0]["n"]
+    assert snapshots >= 4
+
+
+def test_noscan_reports_size_and_files_from_the_listing(spark, dbt):
+    spark.sql("drop table if exists analytics.noscan_only")
+    spark.sql("create table analytics.noscan_only using parquet as select id from range(100)")
+    result = analyze(dbt, statement="ANALYZE TABLE analytics.noscan_only COMPUTE STATISTICS NOSCAN")
+    assert result.success, result.error
+    stats = table_stats(spark, "analytics.noscan_only")[""]
+    spark.sql("analyze table analytics.noscan_only compute statistics noscan")
+    described = {r["col_name"]: r["data_type"] for r in rows(spark, "describe table extended analytics.noscan_only")}
+    assert stats["row_count"] is None  # nothing was scanned
+    assert stats["size_bytes"] == int(described["Statistics"].split(" ")[0]) and stats["file_count"] >= 1

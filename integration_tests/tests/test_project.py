@@ -1,0 +1,58 @@
+"""The package in a dbt project: post-hooks, ref()-able statistics, Python models on plain Spark."""
+
+import pytest
+from conftest import column_stats, rows, table_stats
+
+
+@pytest.fixture(scope="module")
+def built(spark, dbt):
+    result = dbt("build", "--vars", "{events_day: 1}")
+    assert result.success, result.error
+    return result
+
+
+def test_post_hook_analyzes_tables_and_skips_views(spark, built):
+    assert table_stats(spark, "analytics.orders")[""]["row_count"] == 7
+    assert set(column_stats(spark, "analytics.orders")) == {"order_id", "customer", "amount", "status", "is_paid"}
+    assert table_stats(spark, "analytics.customers")[""]["row_count"] > 0
+    assert "skipping analytics.orders_view (view: no data of its own to analyze)" in built.log
+    assert table_stats(spark, "analytics.never_analyzed") == {}
+
+
+def test_python_model_runs_in_the_embedded_session(spark, built):
+    sizes = rows(spark, "select size, count(*) as n from analytics.order_sizes group by size order by size")
+    assert sizes == [{"size": "large", "n": 3}, {"size": "small", "n": 4}]
+    # it was analyzed by its folder's post-hook like any table
+    assert table_stats(spark, "analytics.order_sizes")[""]["row_count"] == 7
+
+
+def test_statistics_tables_are_models_of_the_package(spark, built):
+    nodes = rows(spark, "show tables in analytics_stats")
+    names = {n["tableName"] for n in nodes}
+    assert {"table_statistics", "column_statistics", "analyze_runs"} <= names
+
+
+def test_incremental_model_post_hook_scans_only_the_new_partition(spark, dbt, built):
+    result = dbt("run", "--select", "events", "--vars", "{events_day: 2}")
+    assert result.success, result.error
+    assert "scanning analytics.events: 1 of 2 partition(s)" in result.log
+    stats = table_stats(spark, "analytics.events")
+    assert stats[""]["row_count"] == 200 and stats["day=2"]["row_count"] == 100
+
+
+def test_failing_python_model_reports_its_traceback(spark, dbt, tmp_path):
+    model = built_model_path("broken_model.py")
+    model.write_text("def model(dbt, session):\n    if True:\n        raise ValueError('this model is broken on purpose')\n    return session.range(1)\n")
+    try:
+        result = dbt("run", "--select", "broken_model")
+        assert not result.success
+        assert "this model is broken on purpose" in result.error
+        assert "line 3" in result.error  # the model's own traceback
+    finally:
+        model.unlink()
+
+
+def built_model_path(name):
+    from conftest import PROJECT
+
+    return PROJECT / "models" / "plain" / name
