@@ -106,7 +106,8 @@
                       'scan_everything': to_scan | length == plan.all_partitions | length}) -%}
 
   {%- set scan_sql = dbt_analyze._scan_sql(plan, to_scan, plan.listing, run.run_id) if to_scan else none -%}
-  {%- set merge_sqls = dbt_analyze._merge_sql(plan, run.run_id) -%}
+  {%- set merge_sqls = dbt_analyze._merge_sql(plan, run.run_id)
+                      + (dbt_analyze._sketch_statistics_sql(plan, run.run_id) if scan_columns else []) -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': skipped, 'dropped': dropped,
                      'columns': scan_columns | map(attribute='name') | list} -%}
   {%- if run.dry_run -%}

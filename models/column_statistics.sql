@@ -1,1 +1,1 @@
-{{ dbt_analyze._column_statistics_sql() }}
+{{ dbt_analyze._current_rows_sql('column_statistics_history') }}

@@ -1,1 +1,1 @@
-{{ dbt_analyze._table_statistics_sql() }}
+{{ dbt_analyze._current_rows_sql('table_statistics_history') }}

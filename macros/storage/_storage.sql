@@ -8,8 +8,10 @@
     partition_states            per run, partition and column: exact aggregates and sketches
     table_statistics_history    per successful run: the table's full snapshot (table + partitions)
     column_statistics_history   the same per column
-  Views (also models of the package, so they can be ref()'d):
-    analyze_runs, table_statistics, column_statistics
+    column_quantiles_history, column_histograms_history, column_top_values_history
+                                the same, read off the merged sketches
+  Views (also models of the package, so they can be ref()'d): analyze_runs and, for every
+  <name>_history table, <name> with the rows of each table's latest succeeded run.
 -#}
 {% macro _storage_columns(name) %}
   {%- set run = [('run_id', 'string')] -%}
@@ -30,6 +32,10 @@
         ('avg_len', 'double'), ('max_len', 'bigint'), ('true_count', 'bigint'), ('false_count', 'bigint'),
         ('mean', 'double'), ('stddev', 'double'), ('partitions_analyzed', 'bigint'), ('collected_at', 'timestamp'),
         ('state_run_id', 'string')],
+    'column_quantiles_history': run + target + [('column_name', 'string'), ('quantile', 'double'), ('value', 'string')],
+    'column_histograms_history': run + target + [('column_name', 'string'), ('bin', 'int'), ('lower_bound', 'string'),
+        ('upper_bound', 'string'), ('row_count', 'double'), ('distinct_count', 'bigint')],
+    'column_top_values_history': run + target + [('column_name', 'string'), ('rank', 'int'), ('value', 'string'), ('frequency', 'bigint')],
   } -%}
   {{ return(tables[name]) }}
 {% endmacro %}
@@ -44,15 +50,18 @@
   {%- set schema = dbt_analyze._stats_schema() -%}
   {%- do run_query('create schema if not exists ' ~ dbt_analyze._quote_identifier(schema)) -%}
   {%- set existing = run_query('show tables in ' ~ dbt_analyze._quote_identifier(schema)).columns[1].values() | map('lower') | list -%}
-  {%- for name in ['analyze_run_events', 'partition_states', 'table_statistics_history', 'column_statistics_history'] if name not in existing -%}
+  {%- for name in dbt_analyze._history_tables() + ['analyze_run_events', 'partition_states'] if name not in existing -%}
     {%- set columns = [] -%}
     {%- for column, type in dbt_analyze._storage_columns(name) -%}
       {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
     {%- endfor -%}
     {%- do run_query('create table if not exists ' ~ dbt_analyze._storage_relation(name) ~ ' (' ~ columns | join(', ') ~ ') using parquet') -%}
   {%- endfor -%}
-  {%- for name in ['analyze_runs', 'table_statistics', 'column_statistics'] if name not in existing -%}
-    {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation(name) ~ ' as ' ~ dbt_analyze['_' ~ name ~ '_sql']()) -%}
+  {%- if 'analyze_runs' not in existing -%}
+    {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('analyze_runs') ~ ' as ' ~ dbt_analyze._analyze_runs_sql()) -%}
+  {%- endif -%}
+  {%- for history in dbt_analyze._history_tables() if history[:-8] not in existing -%}
+    {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation(history[:-8]) ~ ' as ' ~ dbt_analyze._current_rows_sql(history)) -%}
   {%- endfor -%}
   {{ return('') }}
 {% endmacro %}
@@ -94,5 +103,8 @@
     on h.run_id = latest.run_id and h.table_schema = latest.table_schema and h.table_name = latest.table_name
 {% endmacro %}
 
-{% macro _table_statistics_sql() %}{{ return(dbt_analyze._current_rows_sql('table_statistics_history')) }}{% endmacro %}
-{% macro _column_statistics_sql() %}{{ return(dbt_analyze._current_rows_sql('column_statistics_history')) }}{% endmacro %}
+{#- Tables holding one snapshot per succeeded run; each has a current view named without _history. -#}
+{% macro _history_tables() %}
+  {{ return(['table_statistics_history', 'column_statistics_history', 'column_quantiles_history',
+             'column_histograms_history', 'column_top_values_history']) }}
+{% endmacro %}

@@ -1,0 +1,122 @@
+{#-
+  Statistics read off the merged sketches, per partition and for the table (no scan):
+    column_quantiles   the configured quantiles of the merged KLL sketch
+    column_top_values  the k most common values of the merged top-k sketch, with their counts
+    column_histograms  equi-height bins, Spark CBO style: num_bins bins whose bounds are the KLL
+                       quantiles at i/num_bins, each holding rows/num_bins rows. A bin's distinct
+                       count is estimated without a scan: the column's NDV (HLL) shared out in
+                       proportion to the distinct values of a 10x finer quantile grid that fall
+                       in the bin (exact while the column has fewer distinct values than the grid),
+                       capped by the bin's rows and, for integers and dates, by its width.
+-#}
+
+{#- The SQL that renders a KLL value (a double) back as a value of the column's type. -#}
+{% macro _from_quantile_sql(x, data_type) %}
+  {%- set category = dbt_analyze._type_category(data_type) -%}
+  {%- if category == 'date' -%}{{ return('cast(date_from_unix_date(cast(' ~ x ~ ' as int)) as string)') }}
+  {%- elif category == 'timestamp' -%}{{ return('cast(timestamp_micros(cast(' ~ x ~ ' as bigint)) as string)') }}
+  {%- elif category == 'timestamp_ntz' -%}{{ return('cast(cast(timestamp_micros(cast(' ~ x ~ ' as bigint)) as timestamp_ntz) as string)') }}
+  {%- elif category == 'integral' -%}{{ return('cast(cast(round(' ~ x ~ ') as bigint) as string)') }}
+  {%- elif category == 'decimal' -%}{{ return('cast(cast(' ~ x ~ ' as ' ~ data_type ~ ') as string)') }}
+  {%- elif category == 'fractional' -%}{{ return('cast(cast(' ~ x ~ ' as ' ~ data_type ~ ') as string)') }}
+  {%- endif -%}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- A CASE over the data types present: one rendering per type. -#}
+{% macro _render_by_type_sql(x, data_types) %}
+  {%- set branches = [] -%}
+  {%- for data_type in data_types | unique if dbt_analyze._from_quantile_sql(x, data_type) -%}
+    {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ dbt_analyze._from_quantile_sql(x, data_type)) -%}
+  {%- endfor -%}
+  {{ return('case data_type ' ~ branches | join(' ') ~ ' end' if branches else 'cast(null as string)') }}
+{% endmacro %}
+
+{#- A literal array<double> of ranks: the quantile functions want constant ranks. -#}
+{% macro _ranks_sql(ranks) %}
+  {%- set literals = [] -%}
+  {%- for rank in ranks -%}{%- do literals.append('%.17g' | format(rank | float) ~ 'D') -%}{%- endfor -%}
+  {{ return('array(' ~ literals | join(', ') ~ ')') }}
+{% endmacro %}
+
+{% macro _sketch_statistics_sql(plan, run_id) %}
+  {%- set table = plan.table -%}
+  {%- set data_types = table.data_columns | map(attribute='data_type') | list -%}
+  {%- set partitioned = table.partition_columns | length > 0 -%}
+  {%- set grouping = 'grouping sets ((partition_spec, column_name, data_type), (column_name, data_type))' if partitioned else 'column_name, data_type' -%}
+  {%- set spec = "coalesce(partition_spec, '')" if partitioned else "''" -%}
+  {%- set run = dbt_analyze._quote_literal(run_id) ~ ', ' ~ dbt_analyze._quote_literal(table.schema) ~ ', ' ~ dbt_analyze._quote_literal(table.identifier) -%}
+  {%- set num_bins = dbt_analyze._var('dbt_analyze_histogram_bins') | int -%}
+  {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
+  {%- set top_k = dbt_analyze._var('dbt_analyze_top_k') | int -%}
+  {%- set tracked = dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
+  {%- set states = dbt_analyze._current_states_sql(plan, run_id, with_sketches=true) -%}
+  {%- set bin_ranks = [] -%}
+  {%- for i in range(num_bins + 1) -%}{%- do bin_ranks.append(i / num_bins) -%}{%- endfor -%}
+  {%- set fine_ranks = [] -%}
+  {%- for i in range(10 * num_bins + 1) -%}{%- do fine_ranks.append(i / (10 * num_bins)) -%}{%- endfor -%}
+  {%- set complete = ('partitions = ' ~ (plan.all_partitions | length)) if partitioned else 'true' -%}
+  {%- set integral_like = [] -%}
+  {%- for data_type in data_types | unique if dbt_analyze._type_category(data_type) in ('integral', 'date') -%}
+    {%- do integral_like.append(dbt_analyze._quote_literal(data_type)) -%}
+  {%- endfor -%}
+
+  {#- Merged KLL sketches per partition and for the table (the table only when every partition has one). -#}
+  {%- set merged_kll -%}
+    select * from (
+      select {{ spec }} as partition_spec, column_name, data_type, {{ 'grouping(partition_spec)' if partitioned else '1' }} as is_table,
+             count(*) as partitions, kll_merge_agg_double(quantile_sketch) as sketch, sum(value_count) as n,
+             least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true)), sum(value_count)) as ndv
+      from ({{ states }}) where column_name <> '' and quantile_sketch is not null
+      group by {{ grouping }}
+    ) where (is_table = 0 or {{ complete }}) and kll_sketch_get_n_double(sketch) > 0
+  {%- endset -%}
+
+  {%- set quantiles_sql -%}
+  insert into {{ dbt_analyze._storage_relation('column_quantiles_history') }}
+  select {{ run }}, partition_spec, column_name, quantile, {{ dbt_analyze._render_by_type_sql('value', data_types) }}
+  from (select *, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(quantiles) }}) as q_values from ({{ merged_kll }}))
+  lateral view inline(transform({{ dbt_analyze._ranks_sql(quantiles) }},
+                                (q, i) -> named_struct('quantile', q, 'value', q_values[i]))) q
+  {%- endset -%}
+
+  {%- set histograms_sql -%}
+  insert into {{ dbt_analyze._storage_relation('column_histograms_history') }}
+  select {{ run }}, partition_spec, column_name, bin,
+         {{ dbt_analyze._render_by_type_sql('lower', data_types) }}, {{ dbt_analyze._render_by_type_sql('upper', data_types) }},
+         n / {{ num_bins }},
+         cast(greatest(1, least(
+           round(ndv * size(filter(grid, x -> (x > lower or (bin = 0 and x = lower)) and x <= upper)) / size(grid)),
+           ceil(n / {{ num_bins }}),
+           {{ ('if(data_type in (' ~ integral_like | join(', ') ~ '), upper - lower + 1, 1e18)') if integral_like else '1e18' }})) as bigint)
+  from (
+    select partition_spec, column_name, data_type, n, ndv, bin, lower, upper,
+           array_distinct(kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(fine_ranks) }})) as grid
+    from (
+      select *, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(bin_ranks) }}) as bounds
+      from ({{ merged_kll }})
+    )
+    lateral view inline(transform(sequence(0, {{ num_bins - 1 }}),
+                                  i -> named_struct('bin', i, 'lower', bounds[i], 'upper', bounds[i + 1]))) b
+  )
+  {%- endset -%}
+
+  {%- set top_values_sql -%}
+  insert into {{ dbt_analyze._storage_relation('column_top_values_history') }}
+  select * from (
+  select {{ run }}, partition_spec, column_name, row_number() over (partition by partition_spec, column_name order by t.count desc, t.item) as rank,
+         t.item, t.count
+  from (
+    select * from (
+      select {{ spec }} as partition_spec, column_name, {{ 'grouping(partition_spec)' if partitioned else '1' }} as is_table,
+             count(*) as partitions, approx_top_k_estimate(approx_top_k_combine(top_values_sketch, {{ tracked }}), {{ top_k + 1 }}) as top
+      from ({{ states }}) where column_name <> '' and top_values_sketch is not null
+      group by {{ grouping }}
+    ) where is_table = 0 or {{ complete }}
+  )
+  lateral view inline(top) t
+  where t.item is not null  -- the sketch counts NULL as an item; null counts are exact elsewhere
+  ) where rank <= {{ top_k }}
+  {%- endset -%}
+  {{ return([quantiles_sql, histograms_sql, top_values_sql]) }}
+{% endmacro %}

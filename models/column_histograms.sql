@@ -1,0 +1,1 @@
+{{ dbt_analyze._current_rows_sql('column_histograms_history') }}
