@@ -55,12 +55,12 @@
   {%- if 'partition_states' not in existing -%}
     {{ return(states) }}
   {%- endif -%}
-  {%- set rows = run_query('select partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches from ('
+  {%- set rows = run_query('select partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches, cast(collected_at as string) from ('
                            ~ dbt_analyze._current_states_sql(plan, run.run_id, live_only=false) ~ ')') -%}
   {%- for row in rows -%}
-    {%- if row[0] not in states -%}{%- do states.update({row[0]: {'columns': {}, 'fingerprint': none, 'sketches': none}}) -%}{%- endif -%}
+    {%- if row[0] not in states -%}{%- do states.update({row[0]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none}}) -%}{%- endif -%}
     {%- if row[1] == '' -%}
-      {%- do states[row[0]].update({'fingerprint': [row[3] | int, row[4] | int, row[5]], 'sketches': row[6]}) -%}
+      {%- do states[row[0]].update({'fingerprint': [row[3] | int, row[4] | int, row[5]], 'sketches': row[6], 'collected_at': row[7]}) -%}
     {%- else -%}
       {%- do states[row[0]].columns.update({row[1]: row[2]}) -%}
     {%- endif -%}
@@ -87,33 +87,34 @@
   {%- endfor -%}
 
   {#- Partitions: the selected ones that are new or changed (by the file listing), or all with full. -#}
+  {%- set status = dbt_analyze._partition_status(plan, states, scan_columns, request.sketches) -%}
   {%- set to_scan = [] -%}
   {%- set skipped = [] -%}
   {%- for spec in plan.selected_partitions -%}
-    {%- set state = states.get(spec) -%}
-    {%- set files = plan.listing.get(spec, {'file_count': 0, 'size_bytes': 0, 'modified_at': none}) -%}
-    {%- set st = namespace(fresh=state is not none and state.fingerprint == [files.file_count, files.size_bytes, files.modified_at]
-                                and (request.sketches == 'basic' or state.sketches == 'full')) -%}
-    {%- for column in scan_columns if st.fresh and state.columns.get(column.name) != column.data_type -%}{%- set st.fresh = false -%}{%- endfor -%}
-    {%- if request.noscan or (st.fresh and not request.full) -%}
+    {%- if request.noscan or (status[spec] == 'fresh' and not request.full) -%}
       {%- do skipped.append(spec) -%}
     {%- else -%}
       {%- do to_scan.append(spec) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set dropped = states.keys() | reject('in', plan.all_partitions) | list -%}
+  {%- set dropped = [] -%}
+  {%- for spec, value in status.items() if value == 'dropped' -%}{%- do dropped.append(spec) -%}{%- endfor -%}
   {%- do plan.update({'scan_columns': scan_columns, 'sketches': request.sketches,
                       'scan_everything': to_scan | length == plan.all_partitions | length}) -%}
 
   {%- set scan_sql = dbt_analyze._scan_sql(plan, to_scan, plan.listing, run.run_id) if to_scan else none -%}
-  {%- set merge_sqls = dbt_analyze._merge_sql(plan, run.run_id)
-                      + (dbt_analyze._sketch_statistics_sql(plan, run.run_id) if scan_columns else []) -%}
+  {#- The current states are read once per run (a cached temporary view named after the run) and
+      every merge statement reads them from there. -#}
+  {%- set states = dbt_analyze._quote_identifier('dbt_analyze_states_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run.run_id)) -%}
+  {%- set cache_sql = 'cache table ' ~ states ~ ' as ' ~ dbt_analyze._current_states_sql(plan, run.run_id, with_sketches=true) -%}
+  {%- set merge_sqls = dbt_analyze._merge_sql(plan, run.run_id, states)
+                      + (dbt_analyze._sketch_statistics_sql(plan, run.run_id, states) if scan_columns and request.sketches == 'full' else []) -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': skipped, 'dropped': dropped,
                      'columns': scan_columns | map(attribute='name') | list} -%}
   {%- if run.dry_run -%}
     {{ log('-- dbt_analyze dry run for ' ~ name ~ ': scan ' ~ to_scan | length ~ ' partition(s), skip ' ~ skipped | length, info=True) }}
-    {{ log((scan_sql or '-- nothing to scan') ~ ';\n' ~ merge_sqls | join(';\n') ~ ';', info=True) }}
-    {%- do summary.update({'sql': [scan_sql] + merge_sqls}) -%}
+    {{ log((scan_sql or '-- nothing to scan') ~ ';\n' ~ cache_sql ~ ';\n' ~ merge_sqls | join(';\n') ~ ';', info=True) }}
+    {%- do summary.update({'sql': [scan_sql, cache_sql] + merge_sqls}) -%}
     {{ return(summary) }}
   {%- endif -%}
 
@@ -132,14 +133,17 @@
     {{ log('dbt_analyze: scanning ' ~ name ~ ': ' ~ (to_scan | length) ~ ' of ' ~ (plan.all_partitions | length) ~ ' partition(s), '
            ~ scan_columns | length ~ ' column(s)' ~ (' [' ~ scan_columns | map(attribute='name') | join(', ') ~ ']' if scan_columns else ''), info=True) }}
     {%- do run_query(scan_sql) -%}
-    {%- set scanned = run_query('select coalesce(sum(row_count), 0), coalesce(sum(size_bytes), 0) from ' ~ dbt_analyze._storage_relation('partition_states')
-                                ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run.run_id) ~ " and column_name = ''") -%}
-    {%- set st.rows = scanned[0][0] | int -%}
-    {%- set st.bytes = scanned[0][1] | int -%}
   {%- endif -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set merge_started = modules.datetime.datetime.utcnow() -%}
+  {%- do run_query(cache_sql) -%}
+  {%- set scanned = run_query('select coalesce(sum(row_count), 0), coalesce(sum(size_bytes), 0) from ' ~ states
+                              ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run.run_id) ~ " and column_name = ''") -%}
+  {%- set st.rows = scanned[0][0] | int -%}
+  {%- set st.bytes = scanned[0][1] | int -%}
   {%- for sql in merge_sqls -%}{%- do run_query(sql) -%}{%- endfor -%}
+  {%- do run_query('uncache table if exists ' ~ states) -%}
+  {%- do run_query('drop view if exists ' ~ states) -%}
   {%- set merge_ms = dbt_analyze._elapsed_ms(merge_started) -%}
   {%- do dbt_analyze._write_event(run, 'succeeded', table, {
         'partitions_scanned': to_scan | length, 'partitions_skipped': skipped | length, 'rows_scanned': st.rows,
@@ -148,4 +152,27 @@
          ~ (skipped | length) ~ ' skipped' ~ (', ' ~ dropped | length ~ ' dropped' if dropped else '') ~ ' (scan ' ~ scan_ms ~ ' ms, merge ' ~ merge_ms ~ ' ms)', info=True) }}
   {%- do summary.update({'status': 'succeeded', 'rows_scanned': st.rows}) -%}
   {{ return(summary) }}
+{% endmacro %}
+
+{#- {spec: fresh | stale | new | dropped} for every partition of the table and of its states:
+    fresh when the partition's files (count, sizes, newest modification) are those its state was
+    taken from and the state covers `columns` with their current types (and the sketches asked for). -#}
+{% macro _partition_status(plan, states, columns, sketches='basic') %}
+  {%- set status = {} -%}
+  {%- for spec in plan.all_partitions -%}
+    {%- set state = states.get(spec) -%}
+    {%- set files = plan.listing.get(spec, {'file_count': 0, 'size_bytes': 0, 'modified_at': none}) -%}
+    {%- if state is none or state.fingerprint is none -%}
+      {%- do status.update({spec: 'new'}) -%}
+    {%- else -%}
+      {%- set st = namespace(fresh=state.fingerprint == [files.file_count, files.size_bytes, files.modified_at]
+                                  and (sketches == 'basic' or state.sketches == 'full')) -%}
+      {%- for column in columns if state.columns.get(column.name) != column.data_type -%}{%- set st.fresh = false -%}{%- endfor -%}
+      {%- do status.update({spec: 'fresh' if st.fresh else 'stale'}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- for spec in states if spec not in plan.all_partitions -%}
+    {%- do status.update({spec: 'dropped'}) -%}
+  {%- endfor -%}
+  {{ return(status) }}
 {% endmacro %}

@@ -17,6 +17,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 HOME = PROJECT.parent / ".spark" / "tests"
 os.environ["DBT_ANALYZE_HOME"] = str(HOME)
 os.environ.setdefault("DBT_ANALYZE_TEST_SCHEMA", "analytics")
+os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"  # no network here, and no noise in the logs
 
 
 class DbtResult:
@@ -31,7 +32,11 @@ class DbtResult:
 
     @property
     def error(self) -> str:
-        return str(self.exception or "") + "\n" + self.log
+        """The exception and the error lines of the log (what a person reads first)."""
+        errors = [m for m in self.messages if m.startswith(("Encountered an error", "Failure in", "Compilation Error", "Runtime Error",
+                                                               "Database Error", "  Compilation Error", "  Runtime Error", "  Database Error"))
+                  or "dbt_analyze:" in m[:40] or "Error in model" in m or "Traceback" in m]
+        return str(self.exception or "") + "\n" + "\n".join(errors[-10:])
 
 
 def run_dbt(*args: str) -> DbtResult:
@@ -69,6 +74,7 @@ def spark():
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
+    session.sql("create database if not exists analytics")
     assert run_dbt("deps").success
     yield session
 

@@ -108,3 +108,47 @@ def test_noscan_reports_size_and_files_from_the_listing(spark, dbt):
     described = {r["col_name"]: r["data_type"] for r in rows(spark, "describe table extended analytics.noscan_only")}
     assert stats["row_count"] is None  # nothing was scanned
     assert stats["size_bytes"] == int(described["Statistics"].split(" ")[0]) and stats["file_count"] >= 1
+
+
+def staleness(spark):
+    found = rows(spark, "select * from analytics_stats.table_staleness where table_schema = 'stale_db'")
+    return {(r["table_name"], r["partition_spec"]): r["status"] for r in found}
+
+
+def test_analyze_stale_finds_and_refreshes_only_what_changed(spark, dbt):
+    spark.sql("create database if not exists stale_db")
+    for name in ("parts", "flat"):
+        spark.sql(f"drop table if exists stale_db.{name}")
+    spark.sql("create table stale_db.parts (v int, p int) using parquet partitioned by (p)")
+    spark.sql("insert into stale_db.parts values (1, 1), (2, 2)")
+    spark.sql("create table stale_db.flat using parquet as select 1 as v")
+    for name in ("parts", "flat"):
+        assert analyze(dbt, relation=f"stale_db.{name}", columns="all").success
+
+    check = dbt("run-operation", "analyze_stale", "--args", "{check_only: true, schema: stale_db}")
+    assert check.success, check.error
+    assert "2 analyzed table(s); all fresh" in check.log
+    assert set(staleness(spark).values()) == {"fresh"}
+
+    spark.sql("insert into stale_db.parts values (3, 1), (4, 3)")
+    spark.sql("insert overwrite table stale_db.flat select 2 as v union all select 3")
+    check = dbt("run-operation", "analyze_stale", "--args", "{check_only: true, schema: stale_db}")
+    assert check.success, check.error
+    assert "stale_db.parts: p=1 (stale), p=3 (new)" in check.log
+    assert "stale_db.flat: the table (stale)" in check.log
+    assert staleness(spark) == {("parts", ""): "stale", ("parts", "p=1"): "stale", ("parts", "p=2"): "fresh",
+                                ("parts", "p=3"): "new", ("flat", ""): "stale"}
+    assert table_stats(spark, "stale_db.parts")[""]["row_count"] == 2  # nothing re-analyzed yet
+
+    refresh = dbt("run-operation", "analyze_stale", "--args", "{schema: stale_db}")
+    assert refresh.success, refresh.error
+    assert "stale_db.parts: re-analyzed p=1, p=3" in refresh.log
+    assert "scanning stale_db.parts: 2 of 3 partition(s)" in refresh.log
+    assert set(staleness(spark).values()) == {"fresh"}
+    assert table_stats(spark, "stale_db.parts")[""]["row_count"] == 4
+    assert table_stats(spark, "stale_db.flat")[""]["row_count"] == 2
+
+    spark.sql("drop table stale_db.flat")
+    check = dbt("run-operation", "analyze_stale", "--args", "{check_only: true, schema: stale_db}")
+    assert check.success, check.error
+    assert staleness(spark)[("flat", "")] == "dropped"

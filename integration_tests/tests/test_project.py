@@ -56,3 +56,15 @@ def built_model_path(name):
     from conftest import PROJECT
 
     return PROJECT / "models" / "plain" / name
+
+
+def test_downstream_models_use_statistics_at_compile_time(spark, built):
+    buckets = rows(spark, "select amount, amount_bucket, edge_count from analytics.order_amount_buckets where amount is not null order by amount")
+    assert buckets[0]["edge_count"] > 2
+    assert [b["amount_bucket"] for b in buckets] == sorted(b["amount_bucket"] for b in buckets)
+    assert len({b["amount_bucket"] for b in buckets}) >= 3
+    salted = rows(spark, "select customer, join_key, max_amount_at_compile_time as m from analytics.salted_orders")
+    alice = [r["join_key"] for r in salted if r["customer"] == "alice"]
+    assert alice and all(key.startswith("alice#") for key in alice)  # alice has the most orders
+    assert all(r["join_key"] == r["customer"] for r in salted if r["customer"] != "alice")
+    assert float(salted[0]["m"]) == 100.0

@@ -45,15 +45,15 @@
   {{ return('case data_type ' ~ branches | join(' ') ~ ' end' if branches else 'cast(null as string)') }}
 {% endmacro %}
 
-{% macro _fixed_width_sql(data_types) %}
+{% macro _default_size_sql(data_types) %}
   {%- set branches = [] -%}
-  {%- for data_type in data_types | unique if dbt_analyze._fixed_width(data_type) -%}
-    {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ dbt_analyze._fixed_width(data_type)) -%}
+  {%- for data_type in data_types | unique if dbt_analyze._default_size(data_type) -%}
+    {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ dbt_analyze._default_size(data_type)) -%}
   {%- endfor -%}
   {{ return('case data_type ' ~ branches | join(' ') ~ ' end' if branches else 'cast(null as bigint)') }}
 {% endmacro %}
 
-{% macro _merge_sql(plan, run_id) %}
+{% macro _merge_sql(plan, run_id, states) %}
   {%- set table = plan.table -%}
   {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
   {%- set partitioned = plan.table.partition_columns | length > 0 -%}
@@ -65,7 +65,7 @@
   {%- set run = dbt_analyze._quote_literal(run_id) ~ ' as run_id, ' ~ dbt_analyze._quote_literal(table.schema) ~ ' as table_schema, ' ~ dbt_analyze._quote_literal(table.identifier) ~ ' as table_name' -%}
   {%- set listing_size = plan.listing.values() | sum(attribute='size_bytes') -%}
   {%- set listing_files = plan.listing.values() | sum(attribute='file_count') -%}
-  {%- set fixed_width = dbt_analyze._fixed_width_sql(data_types) -%}
+  {%- set default_size = dbt_analyze._default_size_sql(data_types) -%}
 
   {#- Table rows: each partition's own state, and the table ('') as the sum of all of them. The
       table's size and file count come from today's listing; its row count only when every
@@ -74,13 +74,13 @@
   insert into {{ dbt_analyze._storage_relation('table_statistics_history') }}
   {%- if partitioned %}
   select {{ run }}, partition_spec, row_count, size_bytes, file_count, null, 1, collected_at, run_id
-  from ({{ dbt_analyze._current_states_sql(plan, run_id) }}) where column_name = ''
+  from {{ states }} where column_name = ''
   union all
   {%- endif %}
   select {{ run }}, '', if(count(*) = {{ partition_count }}, coalesce(sum(row_count), 0), null),
          {{ listing_size }}, {{ listing_files }}, {{ partition_count if partitioned else 'null' }}, count(*),
          current_timestamp(), {{ dbt_analyze._quote_literal(run_id) }}
-  from ({{ dbt_analyze._current_states_sql(plan, run_id) }}) where column_name = ''
+  from {{ states }} where column_name = ''
   {%- endset -%}
 
   {#- Column rows. Exact statistics add up; NDV is the union of HLL sketches; min/max are compared
@@ -94,8 +94,8 @@
            case when count(ndv_sketch) > 0 then least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true)), sum(value_count)) end as distinct_count,
            {{ dbt_analyze._typed_extreme_sql('min', 'min_value', data_types) }} as min_value,
            {{ dbt_analyze._typed_extreme_sql('max', 'max_value', data_types) }} as max_value,
-           coalesce(sum(len_sum) / nullif(sum(value_count), 0), {{ fixed_width }}) as avg_len,
-           coalesce(max(len_max), {{ fixed_width }}) as max_len,
+           coalesce(sum(len_sum) / nullif(sum(value_count), 0), {{ default_size }}) as avg_len,
+           coalesce(max(len_max), {{ default_size }}) as max_len,
            sum(true_count) as true_count, sum(false_count) as false_count,
            sum(value_sum) / nullif(sum(value_count), 0) as mean,
            {#- greatest() skips NULLs: keep NULL for columns without values. -#}
@@ -108,7 +108,7 @@
            {{ is_table }} as _is_table
     from (
       select *, sum(value_sum) over (partition by column_name) / nullif(sum(value_count) over (partition by column_name), 0) as table_mean
-      from ({{ dbt_analyze._current_states_sql(plan, run_id, with_sketches=true) }}) where column_name <> ''
+      from {{ states }} where column_name <> ''
     )
     group by {{ grouping }}
   )

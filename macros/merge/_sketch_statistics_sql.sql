@@ -7,7 +7,7 @@
                        count is estimated without a scan: the column's NDV (HLL) shared out in
                        proportion to the distinct values of a 10x finer quantile grid that fall
                        in the bin (exact while the column has fewer distinct values than the grid),
-                       capped by the bin's rows and, for integers and dates, by its width.
+                       capped by the bin's rows and, for integers and dates, by the count of values in (lower, upper].
 -#}
 
 {#- The SQL that renders a KLL value (a double) back as a value of the column's type. -#}
@@ -39,7 +39,7 @@
   {{ return('array(' ~ literals | join(', ') ~ ')') }}
 {% endmacro %}
 
-{% macro _sketch_statistics_sql(plan, run_id) %}
+{% macro _sketch_statistics_sql(plan, run_id, states) %}
   {%- set table = plan.table -%}
   {%- set data_types = table.data_columns | map(attribute='data_type') | list -%}
   {%- set partitioned = table.partition_columns | length > 0 -%}
@@ -50,7 +50,6 @@
   {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
   {%- set top_k = dbt_analyze._var('dbt_analyze_top_k') | int -%}
   {%- set tracked = dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
-  {%- set states = dbt_analyze._current_states_sql(plan, run_id, with_sketches=true) -%}
   {%- set bin_ranks = [] -%}
   {%- for i in range(num_bins + 1) -%}{%- do bin_ranks.append(i / num_bins) -%}{%- endfor -%}
   {%- set fine_ranks = [] -%}
@@ -67,10 +66,12 @@
       select {{ spec }} as partition_spec, column_name, data_type, {{ 'grouping(partition_spec)' if partitioned else '1' }} as is_table,
              count(*) as partitions, kll_merge_agg_double(quantile_sketch) as sketch, sum(value_count) as n,
              least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true)), sum(value_count)) as ndv
-      from ({{ states }}) where column_name <> '' and quantile_sketch is not null
+      from {{ states }} where column_name <> '' and quantile_sketch is not null
       group by {{ grouping }}
     ) where (is_table = 0 or {{ complete }}) and kll_sketch_get_n_double(sketch) > 0
   {%- endset -%}
+  {#- Partition histograms are many rows (bins x columns x partitions): only when asked. -#}
+  {%- set histogram_kll = merged_kll if dbt_analyze._var('dbt_analyze_partition_histograms') else 'select * from (' ~ merged_kll ~ ') where is_table = 1' -%}
 
   {%- set quantiles_sql -%}
   insert into {{ dbt_analyze._storage_relation('column_quantiles_history') }}
@@ -85,16 +86,17 @@
   select {{ run }}, partition_spec, column_name, bin,
          {{ dbt_analyze._render_by_type_sql('lower', data_types) }}, {{ dbt_analyze._render_by_type_sql('upper', data_types) }},
          n / {{ num_bins }},
+         {#- The grid's points 10*bin .. 10*bin+10 are the quantiles between this bin's bounds. -#}
          cast(greatest(1, least(
-           round(ndv * size(filter(grid, x -> (x > lower or (bin = 0 and x = lower)) and x <= upper)) / size(grid)),
+           round(ndv * size(array_distinct(filter(slice(grid, 10 * bin + 1, 11), x -> x > lower or bin = 0))) / size(array_distinct(grid))),
            ceil(n / {{ num_bins }}),
-           {{ ('if(data_type in (' ~ integral_like | join(', ') ~ '), upper - lower + 1, 1e18)') if integral_like else '1e18' }})) as bigint)
+           {{ ('if(data_type in (' ~ integral_like | join(', ') ~ '), upper - lower + if(bin = 0, 1, 0), 1e18)') if integral_like else '1e18' }})) as bigint)
   from (
     select partition_spec, column_name, data_type, n, ndv, bin, lower, upper,
-           array_distinct(kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(fine_ranks) }})) as grid
+           kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(fine_ranks) }}) as grid
     from (
       select *, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(bin_ranks) }}) as bounds
-      from ({{ merged_kll }})
+      from ({{ histogram_kll }})
     )
     lateral view inline(transform(sequence(0, {{ num_bins - 1 }}),
                                   i -> named_struct('bin', i, 'lower', bounds[i], 'upper', bounds[i + 1]))) b
@@ -110,7 +112,7 @@
     select * from (
       select {{ spec }} as partition_spec, column_name, {{ 'grouping(partition_spec)' if partitioned else '1' }} as is_table,
              count(*) as partitions, approx_top_k_estimate(approx_top_k_combine(top_values_sketch, {{ tracked }}), {{ top_k + 1 }}) as top
-      from ({{ states }}) where column_name <> '' and top_values_sketch is not null
+      from {{ states }} where column_name <> '' and top_values_sketch is not null
       group by {{ grouping }}
     ) where is_table = 0 or {{ complete }}
   )

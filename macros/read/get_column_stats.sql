@@ -7,14 +7,8 @@
 
 {% macro default__get_column_stats(relation, column_name, partition_spec) %}
   {%- if not execute -%}{{ return({}) }}{%- endif -%}
-  {%- set sql -%}
-    select * from {{ dbt_analyze._storage_relation('column_statistics') }}
-    where table_schema = {{ dbt_analyze._quote_literal(relation.schema | lower) }}
-      and table_name = {{ dbt_analyze._quote_literal(relation.identifier | lower) }}
-      and lower(column_name) = {{ dbt_analyze._quote_literal(column_name | lower) }}
-      and partition_spec = {{ dbt_analyze._quote_literal(partition_spec) }}
-  {%- endset -%}
-  {%- set rows = run_query(sql) -%}
+  {%- set rows = run_query('select * from ' ~ dbt_analyze._storage_relation('column_statistics')
+                           ~ dbt_analyze._column_filter_sql(relation, column_name, partition_spec)) -%}
   {%- if not rows | length -%}{{ return({}) }}{%- endif -%}
   {%- set stats = {} -%}
   {%- for name in rows.column_names -%}{%- do stats.update({name: rows[0][name]}) -%}{%- endfor -%}

@@ -53,12 +53,14 @@
   {%- endif -%}
 {% endmacro %}
 
-{#- Spark's defaultSize of fixed-width types: what Spark's ANALYZE stores as avg/max length. -#}
-{% macro _fixed_width(data_type) %}
+{#- Spark's defaultSize of a type: what Spark's ANALYZE stores as avg/max length of fixed-width
+    types, and of strings (20) and binaries (100) that have no value. -#}
+{% macro _default_size(data_type) %}
   {%- set t = data_type | lower | trim -%}
   {%- set widths = {'boolean': 1, 'tinyint': 1, 'byte': 1, 'smallint': 2, 'short': 2, 'int': 4, 'integer': 4,
                     'bigint': 8, 'long': 8, 'float': 4, 'real': 4, 'double': 8, 'date': 4, 'timestamp': 8,
-                    'timestamp_ltz': 8, 'timestamp_ntz': 8} -%}
+                    'timestamp_ltz': 8, 'timestamp_ntz': 8, 'string': 20, 'binary': 100} -%}
+  {%- if t.startswith('char') or t.startswith('varchar') -%}{%- set t = 'string' -%}{%- endif -%}
   {%- if t.startswith('decimal') -%}
     {%- set precision = (modules.re.findall('[0-9]+', t) or ['10'])[0] | int -%}
     {{ return(8 if precision <= 18 else 16) }}

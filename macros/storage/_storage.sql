@@ -32,6 +32,8 @@
         ('avg_len', 'double'), ('max_len', 'bigint'), ('true_count', 'bigint'), ('false_count', 'bigint'),
         ('mean', 'double'), ('stddev', 'double'), ('partitions_analyzed', 'bigint'), ('collected_at', 'timestamp'),
         ('state_run_id', 'string')],
+    'staleness_checks': [('check_id', 'string'), ('checked_at', 'timestamp'), ('table_schema', 'string'), ('table_name', 'string'),
+        ('partition_spec', 'string'), ('status', 'string'), ('collected_at', 'timestamp')],
     'column_quantiles_history': run + target + [('column_name', 'string'), ('quantile', 'double'), ('value', 'string')],
     'column_histograms_history': run + target + [('column_name', 'string'), ('bin', 'int'), ('lower_bound', 'string'),
         ('upper_bound', 'string'), ('row_count', 'double'), ('distinct_count', 'bigint')],
@@ -50,7 +52,7 @@
   {%- set schema = dbt_analyze._stats_schema() -%}
   {%- do run_query('create schema if not exists ' ~ dbt_analyze._quote_identifier(schema)) -%}
   {%- set existing = run_query('show tables in ' ~ dbt_analyze._quote_identifier(schema)).columns[1].values() | map('lower') | list -%}
-  {%- for name in dbt_analyze._history_tables() + ['analyze_run_events', 'partition_states'] if name not in existing -%}
+  {%- for name in dbt_analyze._history_tables() + ['analyze_run_events', 'partition_states', 'staleness_checks'] if name not in existing -%}
     {%- set columns = [] -%}
     {%- for column, type in dbt_analyze._storage_columns(name) -%}
       {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
@@ -59,6 +61,9 @@
   {%- endfor -%}
   {%- if 'analyze_runs' not in existing -%}
     {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('analyze_runs') ~ ' as ' ~ dbt_analyze._analyze_runs_sql()) -%}
+  {%- endif -%}
+  {%- if 'table_staleness' not in existing -%}
+    {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('table_staleness') ~ ' as ' ~ dbt_analyze._table_staleness_sql()) -%}
   {%- endif -%}
   {%- for history in dbt_analyze._history_tables() if history[:-8] not in existing -%}
     {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation(history[:-8]) ~ ' as ' ~ dbt_analyze._current_rows_sql(history)) -%}
@@ -107,4 +112,14 @@
 {% macro _history_tables() %}
   {{ return(['table_statistics_history', 'column_statistics_history', 'column_quantiles_history',
              'column_histograms_history', 'column_top_values_history']) }}
+{% endmacro %}
+
+{#- The latest staleness check of every analyzed table: per table ('') and partition, when its
+    statistics were collected and whether its data changed since (fresh | stale | new | dropped). -#}
+{% macro _table_staleness_sql() %}
+  select c.table_schema, c.table_name, c.partition_spec, c.status, c.collected_at, c.checked_at
+  from {{ dbt_analyze._storage_relation('staleness_checks') }} c
+  join (select table_schema, table_name, max_by(check_id, checked_at) as check_id
+        from {{ dbt_analyze._storage_relation('staleness_checks') }} group by table_schema, table_name) latest
+    on c.check_id = latest.check_id and c.table_schema = latest.table_schema and c.table_name = latest.table_name
 {% endmacro %}

@@ -1,0 +1,78 @@
+"""Histograms, quantiles and top values from merged sketches against exact answers.
+
+Bins: each bin's upper bound sits within 1% (in rank) of the exact equi-height split; per-bin
+NDV estimates are compared with exact per-bin distinct counts (the error is printed and bounded
+loosely: it is an estimate without a scan); top values equal the exact ones where frequencies are
+well separated."""
+
+import bisect
+import statistics
+
+import pytest
+from conftest import analyze, rows
+
+T = "analytics.shapes"
+SHAPES = {
+    "uniform": "cast(rand(1) * 1000000 as bigint)",
+    "zipf": "cast(floor(pow(1 - rand(2), -1.0 / 1.1)) as bigint)",
+    "duplicated": "cast(floor(rand(3) * 10) as bigint) * 1000",
+}
+
+
+@pytest.fixture(scope="module")
+def shapes(spark, dbt):
+    spark.sql(f"drop table if exists {T}")
+    columns = ", ".join(f"{expr} as {name}" for name, expr in SHAPES.items())
+    spark.sql(f"create table {T} using parquet partitioned by (p) as select {columns}, cast(id % 4 as int) as p from range(200000)")
+    result = analyze(dbt, relation=T, columns="all")
+    assert result.success, result.error
+    return {name: sorted(r[name] for r in rows(spark, f"select {name} from {T}")) for name in SHAPES}
+
+
+def histogram(spark, column):
+    return rows(spark, f"""select bin, cast(lower_bound as bigint) as lower, cast(upper_bound as bigint) as upper, row_count, distinct_count
+                           from analytics_stats.column_histograms
+                           where table_name = 'shapes' and partition_spec = '' and column_name = '{column}' order by bin""")
+
+
+@pytest.mark.parametrize("column", list(SHAPES))
+def test_bins_match_an_exact_equi_height_split(spark, shapes, column):
+    data = shapes[column]
+    bins = histogram(spark, column)
+    assert len(bins) == 254
+    assert bins[0]["lower"] == data[0] and bins[-1]["upper"] == data[-1]
+    for b in bins:
+        target = (b["bin"] + 1) / 254
+        below, up_to = bisect.bisect_left(data, b["upper"]) / len(data), bisect.bisect_right(data, b["upper"]) / len(data)
+        assert below - 0.01 <= target <= up_to + 0.01, (b, below, up_to)
+        assert b["row_count"] == pytest.approx(len(data) / 254)
+
+
+@pytest.mark.parametrize("column", list(SHAPES))
+def test_per_bin_distinct_counts_against_exact(spark, shapes, column):
+    data = shapes[column]
+    errors = []
+    for b in histogram(spark, column):
+        low = bisect.bisect_right(data, b["lower"]) if b["bin"] > 0 else bisect.bisect_left(data, b["lower"])
+        exact = len(set(data[low:bisect.bisect_right(data, b["upper"])]))
+        if exact:
+            errors.append(max(b["distinct_count"] / exact, exact / b["distinct_count"]))
+    errors.sort()
+    median, p90 = statistics.median(errors), errors[int(0.9 * len(errors))]
+    print(f"per-bin NDV q-error of {column}: median {median:.2f}, p90 {p90:.2f}, max {errors[-1]:.2f}")
+    assert median <= 1.5 and p90 <= 3.0
+
+
+@pytest.mark.parametrize("column", ["zipf", "duplicated"])
+def test_top_values_equal_the_exact_ones(spark, shapes, column):
+    ours = rows(spark, f"""select value, frequency from analytics_stats.column_top_values
+                           where table_name = 'shapes' and partition_spec = '' and column_name = '{column}' order by rank limit 3""")
+    exact = rows(spark, f"select cast({column} as string) as value, count(*) as frequency from {T} group by 1 order by 2 desc limit 3")
+    assert ours == exact
+
+
+def test_quantiles_within_rank_error(spark, shapes):
+    data = shapes["uniform"]
+    for q in rows(spark, """select quantile, cast(value as bigint) as value from analytics_stats.column_quantiles
+                            where table_name = 'shapes' and partition_spec = '' and column_name = 'uniform'"""):
+        assert abs(bisect.bisect_right(data, q["value"]) / len(data) - q["quantile"]) <= 0.01

@@ -1,0 +1,75 @@
+{#-
+  dbt run-operation analyze_stale                         re-analyze what changed, everywhere
+  dbt run-operation analyze_stale --args '{check_only: true}'   only record and list what changed
+
+  Across every table that has statistics (optionally one schema), finds the partitions whose
+  files changed since collection (file listing, no scan), re-analyzes only those (and new ones),
+  lists them, and records the outcome in table_staleness.
+-#}
+{% macro analyze_stale(check_only=false, schema=none) %}
+  {{ return(adapter.dispatch('analyze_stale', 'dbt_analyze')(check_only, schema)) }}
+{% endmacro %}
+
+{% macro default__analyze_stale(check_only, schema) %}
+  {%- do dbt_analyze._ensure_storage() -%}
+  {%- set where = (' where table_schema = ' ~ dbt_analyze._quote_literal(schema)) if schema else '' -%}
+  {%- set analyzed = run_query('select distinct table_schema, table_name from ' ~ dbt_analyze._storage_relation('table_statistics') ~ where ~ ' order by 1, 2') -%}
+  {%- set check_id = dbt_analyze._new_run({}).run_id -%}
+  {%- set existing = {} -%}
+  {%- set report = [] -%}
+  {%- set checks = [] -%}
+  {%- for row in analyzed -%}
+    {%- set table_schema, table_name = row[0], row[1] -%}
+    {%- if table_schema not in existing -%}
+      {%- set schemas = run_query('show schemas').columns[0].values() | map('lower') | list -%}
+      {%- do existing.update({table_schema: run_query('show tables in ' ~ dbt_analyze._quote_identifier(table_schema)).columns[1].values() | map('lower') | list
+                                            if table_schema | lower in schemas else []}) -%}
+    {%- endif -%}
+    {%- set relation = api.Relation.create(schema=table_schema, identifier=table_name) -%}
+    {%- if table_name | lower not in existing[table_schema] -%}
+      {%- set status = {'': ['dropped', none]} -%}
+    {%- else -%}
+      {%- set status = dbt_analyze._table_status(relation) -%}
+      {%- set changed = [] -%}
+      {%- for spec, value in status.items() if spec and value[0] != 'fresh' or (not spec and value[0] != 'fresh' and status | length == 1) -%}
+        {%- do changed.append((spec or 'the table') ~ ' (' ~ value[0] ~ ')') -%}
+      {%- endfor -%}
+      {%- if changed and not check_only -%}
+        {%- set summary = dbt_analyze._run_analyze({'relation': relation}) -%}
+        {%- do report.append(table_schema ~ '.' ~ table_name ~ ': re-analyzed ' ~ (summary.scanned | join(', ') or 'the table')
+                             ~ (', dropped ' ~ summary.dropped | join(', ') if summary.dropped else '')) -%}
+        {%- set status = dbt_analyze._table_status(relation) -%}
+      {%- elif changed -%}
+        {%- do report.append(table_schema ~ '.' ~ table_name ~ ': ' ~ changed | join(', ')) -%}
+      {%- endif -%}
+    {%- endif -%}
+    {%- for spec, value in status.items() -%}
+      {%- do checks.append('(' ~ [dbt_analyze._quote_literal(check_id), 'current_timestamp()', dbt_analyze._quote_literal(table_schema),
+                                  dbt_analyze._quote_literal(table_name), dbt_analyze._quote_literal(spec), dbt_analyze._quote_literal(value[0]),
+                                  'cast(' ~ dbt_analyze._quote_literal(value[1]) ~ ' as timestamp)'] | join(', ') ~ ')') -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- if checks -%}
+    {%- do run_query('insert into ' ~ dbt_analyze._storage_relation('staleness_checks') ~ ' values ' ~ checks | join(', ')) -%}
+  {%- endif -%}
+  {{ log('dbt_analyze: ' ~ (analyzed | length) ~ ' analyzed table(s); ' ~ ((report | length) ~ ' changed:\n  ' ~ report | join('\n  ') if report else 'all fresh'), info=True) }}
+  {{ return(report) }}
+{% endmacro %}
+
+{#- {spec: [status, collected_at]} for the table ('') and each partition, from the file listing
+    against the current states; the table is fresh when every partition is. -#}
+{% macro _table_status(relation) %}
+  {%- set run = dbt_analyze._new_run({'relation': relation}) -%}
+  {%- set plan = dbt_analyze._plan_target(dbt_analyze._build_request({'relation': relation}, run), run) -%}
+  {%- set states = dbt_analyze._read_current_states(plan, run) -%}
+  {%- set status = {} -%}
+  {%- for spec, value in dbt_analyze._partition_status(plan, states, []).items() -%}
+    {%- do status.update({spec: [value, states.get(spec, {}).get('collected_at')]}) -%}
+  {%- endfor -%}
+  {%- if plan.table.partition_columns -%}
+    {%- set all_fresh = status.values() | map(attribute=0) | reject('equalto', 'fresh') | list | length == 0 -%}
+    {%- set times = status.values() | map(attribute=1) | reject('none') | list -%}
+    {%- do status.update({'': ['fresh' if all_fresh else 'stale', times | min if times else none]}) -%}
+  {%- endif -%}
+  {{ return(status) }}
+{% endmacro %}

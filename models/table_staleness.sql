@@ -1,0 +1,1 @@
+{{ dbt_analyze._table_staleness_sql() }}
