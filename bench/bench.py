@@ -21,10 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "integration_tests" / "tests"))
-os.environ.setdefault("DBT_ANALYZE_HOME", str(ROOT / ".spark" / "bench"))
-os.environ["DBT_ANALYZE_TEST_SCHEMA"] = "analytics"
 
-from conftest import run_dbt  # noqa: E402  (the tests' in-process dbt runner)
+from conftest import HOME, new_spark_session, run_dbt  # noqa: E402  (the tests' embedded Spark and in-process dbt)
 
 COLUMNS = {
     "id": "id",
@@ -36,25 +34,6 @@ COLUMNS = {
     "t_time": "timestamp_seconds(1600000000 + id)",
     "b_flag": "id % 3 = 0",
 }
-
-
-def spark_session(home: Path):
-    from pyspark.sql import SparkSession
-
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.memory", "4g")
-        .config("spark.sql.warehouse.dir", f"{home}/spark-warehouse")
-        .config("spark.hadoop.javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={home}/metastore_db;create=true")
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={home} -Duser.timezone=UTC")
-        .enableHiveSupport()
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
 
 
 def timed(action) -> float:
@@ -91,11 +70,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     options = parser.parse_args()
-    home = Path(os.environ["DBT_ANALYZE_HOME"])
-    home.mkdir(parents=True, exist_ok=True)
+    HOME.mkdir(parents=True, exist_ok=True)
     options.out.mkdir(parents=True, exist_ok=True)
-
-    spark = spark_session(home)
+    spark = new_spark_session(HOME, **{"spark.driver.memory": "4g"})
     assert run_dbt("deps").success
     rows = int(2_000_000 * options.scale)
     spark.sql("create database if not exists analytics")
@@ -132,6 +109,13 @@ def main() -> None:
     results["full_30_partitions"] = full_parts["collection"]
     results["incremental_one_partition"] = statistics.median(r["collection"] for r in incremental)
     results["incremental_merge"] = statistics.median(r["merge"] for r in incremental)
+
+    # Merge cost alone: table statistics merged from 10, 100 and 1,000 partitions' states.
+    for count in (10, 100, 1000):
+        spark.sql("drop table if exists analytics.bench_many")
+        spark.sql(f"""create table analytics.bench_many using parquet partitioned by (part) as
+                      select {select}, cast(id % {count} as int) as part from range({count * 50})""")
+        results[f"merge_{count}_partitions"] = analyze(spark, relation="analytics.bench_many", columns="all")["merge"]
 
     ratios = {
         "ours basic (HLL) / Spark ANALYZE": results["ours_basic"] / results["spark_analyze"],

@@ -102,6 +102,9 @@
   {%- do plan.update({'scan_columns': scan_columns, 'sketches': request.sketches,
                       'scan_everything': to_scan | length == plan.all_partitions | length}) -%}
 
+  {%- if request.sample and to_scan and not run.dry_run -%}
+    {%- do plan.update(dbt_analyze._plan_sample(plan, to_scan, request.sample)) -%}
+  {%- endif -%}
   {%- set scan_sql = dbt_analyze._scan_sql(plan, to_scan, plan.listing, run.run_id) if to_scan else none -%}
   {#- The current states are read once per run (a cached temporary view named after the run) and
       every merge statement reads them from there. -#}
@@ -175,4 +178,39 @@
     {%- do status.update({spec: 'dropped'}) -%}
   {%- endfor -%}
   {{ return(status) }}
+{% endmacro %}
+
+{#- Which partitions to sample and how much: {sample: {spec: fraction}, exact_rows: {spec: rows},
+    singletons: {spec: {column: f1}}}. Row counts stay exact: they come from a count(*), which
+    Parquet answers from file footers. Partitions smaller than the sample are scanned whole. -#}
+{% macro _plan_sample(plan, specs, sample) %}
+  {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
+  {%- set counting = dict(plan) -%}
+  {%- do counting.update({'sample': none}) -%}
+  {%- set counts = run_query('select ' ~ spec_sql ~ ', count(1) from ' ~ plan.table.quoted ~ ' ' ~ dbt_analyze._scan_filter_sql(counting, specs)
+                             ~ dbt_analyze._group_by_partitions_sql(plan.table)) -%}
+  {%- set exact_rows = {} -%}
+  {%- set fractions = {} -%}
+  {%- for row in counts -%}
+    {%- set rows = row[1] | int -%}
+    {%- set fraction = (sample.percent / 100.0) if 'percent' in sample else (sample.rows / rows if rows else 1.0) -%}
+    {%- do exact_rows.update({row[0]: rows}) -%}
+    {%- if fraction < 1.0 -%}{%- do fractions.update({row[0]: fraction}) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- set result = {'sample': fractions, 'exact_rows': exact_rows, 'singletons': {}} -%}
+  {%- if fractions -%}
+    {%- set sampled = dict(plan) -%}
+    {%- do sampled.update({'sample': fractions}) -%}
+    {%- set sql = dbt_analyze._singletons_query_sql(sampled, specs) -%}
+    {%- for row in (run_query(sql) if sql else []) if row[0] in fractions -%}
+      {%- do result.singletons.setdefault(row[0], {}).update({row[1]: row[2] | int}) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return(result) }}
+{% endmacro %}
+
+{% macro _group_by_partitions_sql(table) %}
+  {%- set columns = [] -%}
+  {%- for column in table.partition_columns -%}{%- do columns.append(dbt_analyze._quote_identifier(column)) -%}{%- endfor -%}
+  {{ return(' group by ' ~ columns | join(', ') if columns else '') }}
 {% endmacro %}

@@ -55,25 +55,31 @@ def run_dbt(*args: str) -> DbtResult:
     return DbtResult(result, messages)
 
 
-@pytest.fixture(scope="session")
-def spark():
-    shutil.rmtree(HOME, ignore_errors=True)
-    HOME.mkdir(parents=True)
+def new_spark_session(home: Path, **conf: str):
+    """The embedded Spark with profiles.yml's settings, so dbt's getOrCreate() finds this session."""
     from pyspark.sql import SparkSession
 
-    # The same settings as profiles.yml, so dbt's getOrCreate() finds this session.
-    session = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.warehouse.dir", f"{HOME}/spark-warehouse")
-        .config("spark.hadoop.javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={HOME}/metastore_db;create=true")
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={HOME} -Duser.timezone=UTC")
-        .enableHiveSupport()
-        .getOrCreate()
+        .config("spark.sql.warehouse.dir", f"{home}/spark-warehouse")
+        .config("spark.hadoop.javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={home}/metastore_db;create=true")
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={home} -Duser.timezone=UTC")
     )
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    session = builder.enableHiveSupport().getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+@pytest.fixture(scope="session")
+def spark():
+    shutil.rmtree(HOME, ignore_errors=True)
+    HOME.mkdir(parents=True)
+    session = new_spark_session(HOME)
     session.sql("create database if not exists analytics")
     assert run_dbt("deps").success
     yield session

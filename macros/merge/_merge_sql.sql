@@ -16,7 +16,7 @@
   {%- for spec in plan.all_partitions -%}{%- do partitions.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
   select * from (
     select s.run_id, s.partition_spec, s.column_name, s.data_type, s.row_count, s.file_count, s.size_bytes,
-           s.files_modified_at, s.sketches, s.collected_at,
+           s.files_modified_at, s.sketches, s.sample_rows, s.collected_at,
            {%- for field, type in dbt_analyze._state_fields() if with_sketches or type in ('bigint', 'double', 'string') %} s.{{ field }},{% endfor %}
            row_number() over (partition by s.partition_spec, s.column_name order by s.collected_at desc, s.run_id desc) as _rank
     from {{ dbt_analyze._storage_relation('partition_states') }} s
@@ -73,13 +73,13 @@
   {%- set table_sql -%}
   insert into {{ dbt_analyze._storage_relation('table_statistics_history') }}
   {%- if partitioned %}
-  select {{ run }}, partition_spec, row_count, size_bytes, file_count, null, 1, collected_at, run_id
+  select {{ run }}, partition_spec, row_count, size_bytes, file_count, null, 1, sample_rows is not null, collected_at, run_id
   from {{ states }} where column_name = ''
   union all
   {%- endif %}
   select {{ run }}, '', if(count(*) = {{ partition_count }}, coalesce(sum(row_count), 0), null),
          {{ listing_size }}, {{ listing_files }}, {{ partition_count if partitioned else 'null' }}, count(*),
-         current_timestamp(), {{ dbt_analyze._quote_literal(run_id) }}
+         coalesce(bool_or(sample_rows is not null), false), current_timestamp(), {{ dbt_analyze._quote_literal(run_id) }}
   from {{ states }} where column_name = ''
   {%- endset -%}
 
@@ -91,7 +91,14 @@
   from (
     select {{ run }}, {{ spec }} as partition_spec, column_name, data_type,
            sum(row_count) - sum(value_count) as null_count,
-           case when count(ndv_sketch) > 0 then least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true)), sum(value_count)) end as distinct_count,
+           {#- Sampled states: Haas and Stokes' Duj1, D = n d / (n - f1 + f1 n / N), from the sample's
+               non-null rows n, its distinct values d (HLL) and singletons f1, and the rows N it stands for. -#}
+           case when count(ndv_sketch) = 0 then null
+                when max(sample_rows) is null then least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true)), sum(value_count))
+                else cast(round(least(greatest(
+                  sum(sample_values) * hll_sketch_estimate(hll_union_agg(ndv_sketch, true))
+                  / nullif(sum(sample_values) - sum(coalesce(singletons, 0)) + sum(coalesce(singletons, 0)) * sum(sample_values) / nullif(sum(value_count), 0), 0),
+                  hll_sketch_estimate(hll_union_agg(ndv_sketch, true))), sum(value_count))) as bigint) end as distinct_count,
            {{ dbt_analyze._typed_extreme_sql('min', 'min_value', data_types) }} as min_value,
            {{ dbt_analyze._typed_extreme_sql('max', 'max_value', data_types) }} as max_value,
            coalesce(sum(len_sum) / nullif(sum(value_count), 0), {{ default_size }}) as avg_len,
@@ -103,11 +110,13 @@
               sqrt(greatest(sum(value_m2) + if({{ is_table }}, sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2)), 0), 0)
                    / nullif(sum(value_count) - 1, 0))) as stddev,
            count(*) as partitions_analyzed,
+           coalesce(bool_or(sample_rows is not null), false) as sampled,
            if({{ is_table }}, current_timestamp(), max(collected_at)) as collected_at,
            if({{ is_table }}, {{ dbt_analyze._quote_literal(run_id) }}, max(run_id)) as state_run_id,
            {{ is_table }} as _is_table
     from (
-      select *, sum(value_sum) over (partition by column_name) / nullif(sum(value_count) over (partition by column_name), 0) as table_mean
+      select *, sum(value_sum) over (partition by column_name) / nullif(sum(value_count) over (partition by column_name), 0) as table_mean,
+             if(sample_rows is null, value_count, value_count * sample_rows / nullif(row_count, 0)) as sample_values
       from {{ states }} where column_name <> ''
     )
     group by {{ grouping }}

@@ -6,7 +6,7 @@
   Options given next to a statement (full, dry_run, sketches) apply to it as well.
 -#}
 {% macro _build_request(args, run=none) %}
-  {%- set known = ['statement', 'relation', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches'] -%}
+  {%- set known = ['statement', 'relation', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches', 'sample'] -%}
   {%- for key in args if key not in known -%}
     {{ dbt_analyze._fail(run, "unknown option '" ~ key ~ "' (known: " ~ known | join(', ') ~ ")") }}
   {%- endfor -%}
@@ -52,6 +52,17 @@
   {%- endif -%}
   {%- do request.update({'full': dbt_analyze._as_bool(args.get('full') if args.get('full') is not none else dbt_analyze._var('dbt_analyze_full')),
                          'dry_run': dbt_analyze._as_bool(args.get('dry_run', false)), 'sketches': sketches}) -%}
+  {%- set sample = args.get('sample') -%}
+  {%- if sample is not none -%}
+    {%- if sample is not mapping or (sample.keys() | list) not in (['percent'], ['rows']) -%}
+      {{ dbt_analyze._fail(run, "'sample' must be {percent: P} (0 < P <= 100) or {rows: N} (rows per partition), got " ~ sample) }}
+    {%- elif 'percent' in sample and not (sample.percent is number and 0 < sample.percent <= 100) -%}
+      {{ dbt_analyze._fail(run, "sample percent must be a number in (0, 100], got " ~ sample.percent) }}
+    {%- elif 'rows' in sample and not (sample.rows is number and sample.rows >= 1) -%}
+      {{ dbt_analyze._fail(run, "sample rows must be a positive number, got " ~ sample.rows) }}
+    {%- endif -%}
+  {%- endif -%}
+  {%- do request.update({'sample': sample}) -%}
   {%- if request['noscan'] and request['columns'] -%}
     {{ dbt_analyze._fail(run, "NOSCAN collects size and file count only; it cannot be combined with column statistics") }}
   {%- endif -%}

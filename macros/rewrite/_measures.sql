@@ -23,11 +23,17 @@
     ('len_sum', 'bigint'), ('len_max', 'bigint'), ('true_count', 'bigint'), ('false_count', 'bigint'),
     ('value_sum', 'double'), ('value_m2', 'double'),
     ('ndv_sketch', 'binary'), ('quantile_sketch', 'binary'), ('top_values_sketch', dbt_analyze._top_values_sketch_type()),
+    ('singletons', 'bigint'),
   ]) }}
 {% endmacro %}
 
 {% macro _top_values_sketch_type() %}
   {{ return('struct<sketch:binary,maxItemsTracked:int,itemDataType:string,itemDataTypeDDL:string>') }}
+{% endmacro %}
+
+{#- Counts that a sample scales up to the partition's exact row count. -#}
+{% macro _scaled_fields() %}
+  {{ return(['value_count', 'len_sum', 'true_count', 'false_count', 'value_sum', 'value_m2']) }}
 {% endmacro %}
 
 {#- The measures that exist only with sketches: full. -#}

@@ -19,7 +19,7 @@
   {%- for column in plan.scan_columns -%}
     {%- set column_index = loop.index0 -%}
     {%- set category = dbt_analyze._type_category(column.data_type) -%}
-    {%- for field, type in fields -%}
+    {%- for field, type in fields if field != 'singletons' -%}
       {%- set expr = dbt_analyze._measure(field, dbt_analyze._quote_identifier(column.name), category) -%}
       {%- if expr and (plan.sketches == 'full' or field not in dbt_analyze._full_sketch_fields()) -%}
         {%- set alias = 'c' ~ column_index ~ '__' ~ field -%}
@@ -40,8 +40,14 @@
       {%- if alias and field == 'value_count' -%}
         {#- An empty partition has no aggregate row: its count is 0, not NULL. -#}
         {%- set value = 'coalesce(' ~ alias ~ ', 0)' -%}
+      {%- elif field == 'singletons' and column is not none and plan.singletons -%}
+        {%- set value = dbt_analyze._singletons_sql(plan.singletons, column.name) -%}
       {%- else -%}
         {%- set value = alias or 'null' -%}
+      {%- endif -%}
+      {%- if plan.sample and alias and field in dbt_analyze._scaled_fields() -%}
+        {#- A sampled partition's counts, scaled to its exact row count. -#}
+        {%- set value = ('round(' if type == 'bigint' else '(') ~ value ~ ' * coalesce(l.exact_rows / a.__row_count, 1))' -%}
       {%- endif -%}
       {%- do parts.append(dbt_analyze._quote_literal(field) ~ ', cast(' ~ value ~ ' as ' ~ type ~ ')') -%}
     {%- endfor -%}
@@ -49,12 +55,11 @@
   {%- endfor -%}
 
   {%- set listed = [] -%}
-  {%- set quoted_specs = [] -%}
   {%- for spec in specs -%}
     {%- set files = listing.get(spec, {'file_count': 0, 'size_bytes': 0, 'modified_at': none}) -%}
+    {%- set exact_rows = (plan.exact_rows or {}).get(spec) if spec in (plan.sample or {}) else none -%}
     {%- do listed.append('(' ~ dbt_analyze._quote_literal(spec) ~ ', ' ~ files.file_count ~ ', ' ~ files.size_bytes
-                         ~ ', ' ~ dbt_analyze._quote_literal(files.modified_at) ~ ')') -%}
-    {%- do quoted_specs.append(dbt_analyze._quote_literal(spec)) -%}
+                         ~ ', ' ~ dbt_analyze._quote_literal(files.modified_at) ~ ', cast(' ~ (exact_rows if exact_rows is not none else 'null') ~ ' as bigint))') -%}
   {%- endfor -%}
   {%- set partition_columns = [] -%}
   {%- for column in table.partition_columns -%}{%- do partition_columns.append(dbt_analyze._quote_identifier(column)) -%}{%- endfor -%}
@@ -62,16 +67,14 @@
   insert into {{ dbt_analyze._storage_relation('partition_states') }}
   select {{ dbt_analyze._quote_literal(run_id) }}, {{ dbt_analyze._quote_literal(table.schema) }},
          {{ dbt_analyze._quote_literal(table.identifier) }}, l.partition_spec, s.column_name, s.data_type,
-         coalesce(a.__row_count, 0), l.file_count, l.size_bytes, l.modified_at,
+         coalesce(l.exact_rows, a.__row_count, 0), l.file_count, l.size_bytes, l.modified_at,
          {%- for field, type in fields %} s.{{ field }},{% endfor %}
-         {{ dbt_analyze._quote_literal(plan.sketches) }}, current_timestamp()
-  from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at)
+         {{ dbt_analyze._quote_literal(plan.sketches) }}, if(l.exact_rows is null, null, a.__row_count), current_timestamp()
+  from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at, exact_rows)
   left join (
     select {{ aggregates | join(',\n           ') }}
     from {{ table.quoted }}
-    {%- if not plan.scan_everything %}
-    where {{ spec_sql }} in ({{ quoted_specs | join(', ') }})
-    {%- endif %}
+    {{ dbt_analyze._scan_filter_sql(plan, specs) }}
     {%- if partition_columns %}
     group by {{ partition_columns | join(', ') }}
     {%- endif %}
@@ -79,4 +82,54 @@
   lateral view inline(array(
     {{ structs | join(',\n    ') }}
   )) s
+{% endmacro %}
+
+{#- WHERE of a scan: prune to the partitions to scan, and keep a sample of the sampled ones
+    (Bernoulli sampling, as Spark's TABLESAMPLE; the seed makes every pass see the same rows). -#}
+{% macro _scan_filter_sql(plan, specs) %}
+  {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
+  {%- set conditions = [] -%}
+  {%- if not plan.scan_everything -%}
+    {%- set quoted = [] -%}
+    {%- for spec in specs -%}{%- do quoted.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
+    {%- do conditions.append(spec_sql ~ ' in (' ~ quoted | join(', ') ~ ')') -%}
+  {%- endif -%}
+  {%- if plan.sample -%}
+    {%- set branches = [] -%}
+    {%- for spec, fraction in plan.sample.items() -%}
+      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(spec) ~ ' then ' ~ fraction) -%}
+    {%- endfor -%}
+    {%- do conditions.append('rand(' ~ dbt_analyze._var('dbt_analyze_sample_seed') ~ ') < case ' ~ spec_sql ~ ' ' ~ branches | join(' ') ~ ' else 1.0 end') -%}
+  {%- endif -%}
+  {{ return('where ' ~ conditions | join(' and ') if conditions else '') }}
+{% endmacro %}
+
+{#- The singleton counts of one column per sampled partition, as a CASE on the partition. -#}
+{% macro _singletons_sql(singletons, column_name) %}
+  {%- set branches = [] -%}
+  {%- for spec, counts in singletons.items() if column_name in counts -%}
+    {%- do branches.append('when ' ~ dbt_analyze._quote_literal(spec) ~ ' then ' ~ counts[column_name]) -%}
+  {%- endfor -%}
+  {{ return('case l.partition_spec ' ~ branches | join(' ') ~ ' end' if branches else 'null') }}
+{% endmacro %}
+
+{#- For each sampled partition and column, how many values the sample holds exactly once (the
+    f1 of Haas and Stokes' Duj1 estimator), in one grouped pass over the same sample. -#}
+{% macro _singletons_query_sql(plan, specs) %}
+  {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
+  {%- set values = [] -%}
+  {%- for column in plan.scan_columns if dbt_analyze._measure('ndv_sketch', 'x', dbt_analyze._type_category(column.data_type)) -%}
+    {%- do values.append("named_struct('column_name', " ~ dbt_analyze._quote_literal(column.name) ~ ", 'value', cast("
+                         ~ dbt_analyze._quote_identifier(column.name) ~ ' as string))') -%}
+  {%- endfor -%}
+  {%- if not values -%}{{ return(none) }}{%- endif -%}
+  select partition_spec, column_name, count_if(occurrences = 1) as singletons
+  from (
+    select partition_spec, v.column_name, v.value, count(*) as occurrences
+    from (select {{ spec_sql }} as partition_spec, * from {{ plan.table.quoted }} {{ dbt_analyze._scan_filter_sql(plan, specs) }})
+    lateral view inline(array({{ values | join(', ') }})) v
+    where v.value is not null
+    group by 1, 2, 3
+  )
+  group by 1, 2
 {% endmacro %}
