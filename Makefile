@@ -31,13 +31,13 @@ java:
 	fi
 
 demo: env java
-	rm -rf $(DBT_ANALYZE_HOME)/demo && mkdir -p $(DBT_ANALYZE_HOME)
+	mkdir -p $(DBT_ANALYZE_HOME)
 	$(DBT) deps --profiles-dir .
 	$(DBT) build --profiles-dir .
 	$(DBT) run-operation analyze_table --profiles-dir . --args '{statement: "ANALYZE TABLE analytics.orders COMPUTE STATISTICS FOR ALL COLUMNS"}'
 
 test: env java
-	$(BIN)/pytest -q python/tests integration_tests/tests
+	$(BIN)/pytest -q --doctest-modules python/src python/tests integration_tests/tests
 
 bench: env java
 	$(BIN)/python bench/bench.py --scale $(SCALE)
