@@ -1,0 +1,63 @@
+"""Faults and schema changes: nothing current is lost when a run fails, and stale column states
+are never merged with new ones."""
+
+import glob
+
+from conftest import HOME, analyze, column_stats, rows, table_stats
+
+
+def snapshot(spark):
+    # repr: NaN statistics compare equal to themselves
+    return repr([rows(spark, f"select * from analytics_stats.{name} order by all")
+                 for name in ("table_statistics", "column_statistics", "column_histograms")])
+
+
+def test_a_run_failing_mid_scan_changes_nothing_and_the_next_run_recovers(spark, dbt):
+    spark.sql("drop table if exists analytics.fragile")
+    spark.sql("create table analytics.fragile (v int, p int) using parquet partitioned by (p)")
+    spark.sql("insert into analytics.fragile values (1, 1), (2, 2)")
+    assert analyze(dbt, relation="analytics.fragile", columns="all").success
+    before = snapshot(spark)
+    states_before = rows(spark, "select count(*) as n from analytics_stats.partition_states")[0]["n"]
+
+    # A real fault: a file that is not Parquet appears in a partition; the scan fails on it.
+    corrupt = f"{HOME}/spark-warehouse/analytics.db/fragile/p=1/part-corrupt.parquet"
+    with open(corrupt, "wb") as handle:
+        handle.write(b"this is not parquet" * 100)
+    failed = analyze(dbt, relation="analytics.fragile", columns="all")
+    assert not failed.success
+    assert snapshot(spark) == before
+    last = rows(spark, "select * from analytics_stats.analyze_runs where table_name = 'fragile' order by started_at desc limit 1")[0]
+    assert last["status"] == "running" and last["finished_at"] is None  # started, never finished
+
+    for path in glob.glob(corrupt):
+        import os
+
+        os.remove(path)
+    spark.sql("refresh table analytics.fragile")
+    spark.sql("insert into analytics.fragile values (3, 1)")
+    recovered = analyze(dbt, relation="analytics.fragile", columns="all")
+    assert recovered.success, recovered.error
+    assert table_stats(spark, "analytics.fragile")[""]["row_count"] == 3
+    # the failed run's half-written states (if any) are never current: one row per partition and column
+    current = rows(spark, """select count(*) as n from analytics_stats.column_statistics
+                             where table_name = 'fragile' and partition_spec = 'p=1'""")[0]["n"]
+    assert current == 1
+    assert rows(spark, "select count(*) as n from analytics_stats.partition_states")[0]["n"] >= states_before
+
+
+def test_schema_changes_do_not_mix_old_and_new_states(spark, dbt):
+    spark.sql("drop table if exists analytics.evolving")
+    spark.sql("create table analytics.evolving (a int, b string, p int) using parquet partitioned by (p)")
+    spark.sql("insert into analytics.evolving values (1, 'x', 1), (2, 'y', 2)")
+    assert analyze(dbt, relation="analytics.evolving", columns="all").success
+    assert set(column_stats(spark, "analytics.evolving")) == {"a", "b"}
+
+    # b is dropped and c added (Spark rewrites the table's schema, not the files)
+    spark.sql("alter table analytics.evolving replace columns (a int, c double, p int)")
+    result = analyze(dbt, relation="analytics.evolving", columns="all")
+    assert result.success, result.error
+    stats = column_stats(spark, "analytics.evolving")
+    assert set(stats) == {"a", "c"}  # b's old states are not merged; c is new
+    assert stats["c"]["null_count"] == 2
+    assert table_stats(spark, "analytics.evolving")[""]["row_count"] == 2
