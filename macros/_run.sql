@@ -105,13 +105,13 @@
   {%- if request.sample and to_scan and not run.dry_run -%}
     {%- do plan.update(dbt_analyze._plan_sample(plan, to_scan, request.sample)) -%}
   {%- endif -%}
-  {%- set scan_sql = dbt_analyze._scan_sql(plan, to_scan, plan.listing, run.run_id) if to_scan else none -%}
+  {%- set scan_sql = dbt_analyze._scan_sql(plan, to_scan, run.run_id) if to_scan else none -%}
   {#- The current states are read once per run (a cached temporary view named after the run) and
       every merge statement reads them from there. -#}
-  {%- set states = dbt_analyze._quote_identifier('dbt_analyze_states_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run.run_id)) -%}
-  {%- set cache_sql = 'cache table ' ~ states ~ ' as ' ~ dbt_analyze._current_states_sql(plan, run.run_id, with_sketches=true) -%}
-  {%- set merge_sqls = dbt_analyze._merge_sql(plan, run.run_id, states)
-                      + (dbt_analyze._sketch_statistics_sql(plan, run.run_id, states) if scan_columns and request.sketches == 'full' else []) -%}
+  {%- set states_view = dbt_analyze._quote_identifier('dbt_analyze_states_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run.run_id)) -%}
+  {%- set cache_sql = 'cache table ' ~ states_view ~ ' as ' ~ dbt_analyze._current_states_sql(plan, run.run_id, with_sketches=true) -%}
+  {%- set merge_sqls = dbt_analyze._merge_sql(plan, run.run_id, states_view)
+                      + (dbt_analyze._sketch_statistics_sql(plan, run.run_id, states_view) if scan_columns and request.sketches == 'full' else []) -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': skipped, 'dropped': dropped,
                      'columns': scan_columns | map(attribute='name') | list} -%}
   {%- if run.dry_run -%}
@@ -140,13 +140,13 @@
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set merge_started = modules.datetime.datetime.utcnow() -%}
   {%- do run_query(cache_sql) -%}
-  {%- set scanned = run_query('select coalesce(sum(row_count), 0), coalesce(sum(size_bytes), 0) from ' ~ states
+  {%- set scanned = run_query('select coalesce(sum(row_count), 0), coalesce(sum(size_bytes), 0) from ' ~ states_view
                               ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run.run_id) ~ " and column_name = ''") -%}
   {%- set st.rows = scanned[0][0] | int -%}
   {%- set st.bytes = scanned[0][1] | int -%}
   {%- for sql in merge_sqls -%}{%- do run_query(sql) -%}{%- endfor -%}
-  {%- do run_query('uncache table if exists ' ~ states) -%}
-  {%- do run_query('drop view if exists ' ~ states) -%}
+  {%- do run_query('uncache table if exists ' ~ states_view) -%}
+  {%- do run_query('drop view if exists ' ~ states_view) -%}
   {%- set merge_ms = dbt_analyze._elapsed_ms(merge_started) -%}
   {%- do dbt_analyze._write_event(run, 'succeeded', table, {
         'partitions_scanned': to_scan | length, 'partitions_skipped': skipped | length, 'rows_scanned': st.rows,

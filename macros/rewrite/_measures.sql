@@ -36,9 +36,13 @@
   {{ return(['value_count', 'len_sum', 'true_count', 'false_count', 'value_sum', 'value_m2']) }}
 {% endmacro %}
 
-{#- The measures that exist only with sketches: full. -#}
-{% macro _full_sketch_fields() %}
-  {{ return(['quantile_sketch', 'top_values_sketch']) }}
+{#- Whether a measure is collected at a sketches level: `basic` is Spark's own statistic set
+    (plus cheap exact extras); `full` adds KLL and top-k sketches and string min/max, which
+    cost most (string comparisons keep the aggregate from Spark's code-generated path). -#}
+{% macro _measure_at_level(field, category, level) %}
+  {%- if level == 'full' -%}{{ return(true) }}{%- endif -%}
+  {{ return(field not in ('quantile_sketch', 'top_values_sketch')
+            and not (category == 'string' and field in ('min_value', 'max_value'))) }}
 {% endmacro %}
 
 {% macro _type_category(data_type) %}

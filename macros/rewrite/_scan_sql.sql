@@ -4,11 +4,10 @@
   by the partition columns and prunes to the partitions to scan; the tiny aggregate is then
   unpivoted with inline(), so sketches never leave the server.
 
-  plan:       from _plan_target (table, scan_columns, sketches)
+  plan:       from _plan_target (table, listing, scan_columns, sketches, sample)
   specs:      partition specs to scan ([''] for an unpartitioned table)
-  listing:    {spec: {file_count, size_bytes, modified_at}} from the file listing
 -#}
-{% macro _scan_sql(plan, specs, listing, run_id) %}
+{% macro _scan_sql(plan, specs, run_id) %}
   {%- set table = plan.table -%}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(table.partition_columns) -%}
   {%- set fields = dbt_analyze._state_fields() -%}
@@ -21,7 +20,7 @@
     {%- set category = dbt_analyze._type_category(column.data_type) -%}
     {%- for field, type in fields if field != 'singletons' -%}
       {%- set expr = dbt_analyze._measure(field, dbt_analyze._quote_identifier(column.name), category) -%}
-      {%- if expr and (plan.sketches == 'full' or field not in dbt_analyze._full_sketch_fields()) -%}
+      {%- if expr and dbt_analyze._measure_at_level(field, category, plan.sketches) -%}
         {%- set alias = 'c' ~ column_index ~ '__' ~ field -%}
         {%- do aggregates.append(expr ~ ' as ' ~ alias) -%}
         {%- do aliases.update({alias: 'a.' ~ alias}) -%}
@@ -56,7 +55,7 @@
 
   {%- set listed = [] -%}
   {%- for spec in specs -%}
-    {%- set files = listing.get(spec, {'file_count': 0, 'size_bytes': 0, 'modified_at': none}) -%}
+    {%- set files = plan.listing.get(spec, {'file_count': 0, 'size_bytes': 0, 'modified_at': none}) -%}
     {%- set exact_rows = (plan.exact_rows or {}).get(spec) if spec in (plan.sample or {}) else none -%}
     {%- do listed.append('(' ~ dbt_analyze._quote_literal(spec) ~ ', ' ~ files.file_count ~ ', ' ~ files.size_bytes
                          ~ ', ' ~ dbt_analyze._quote_literal(files.modified_at) ~ ', cast(' ~ (exact_rows if exact_rows is not none else 'null') ~ ' as bigint))') -%}
