@@ -139,6 +139,7 @@
   {%- endif -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set merge_started = modules.datetime.datetime.utcnow() -%}
+  {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))', info=True) }}
   {%- do run_query(cache_sql) -%}
   {%- set scanned = run_query('select coalesce(sum(row_count), 0), coalesce(sum(size_bytes), 0) from ' ~ states_view
                               ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run.run_id) ~ " and column_name = ''") -%}

@@ -1,0 +1,23 @@
+{#- Helpers for tests that drive dbt in a separate process. -#}
+{% macro run_sql(sql) %}
+  {%- do run_query(sql) -%}
+{% endmacro %}
+
+{#- Logs the current statistics of a table as one JSON line starting with CURRENT: -#}
+{% macro print_current_statistics(schema, table) %}
+  {%- set where = " where table_schema = '" ~ schema ~ "' and table_name = '" ~ table ~ "'" -%}
+  {%- set result = {} -%}
+  {%- for name in ['table_statistics', 'column_statistics', 'analyze_runs'] -%}
+    {%- set rows = run_query('select * from ' ~ dbt_analyze._storage_relation(name) ~ where ~ ' order by all') -%}
+    {%- set listed = [] -%}
+    {%- for row in rows -%}
+      {%- set item = {} -%}
+      {%- for column in rows.column_names if column not in ('collected_at', 'run_id', 'state_run_id') or name == 'analyze_runs' -%}
+        {%- do item.update({column: row[column] | string}) -%}
+      {%- endfor -%}
+      {%- do listed.append(item) -%}
+    {%- endfor -%}
+    {%- do result.update({name: listed}) -%}
+  {%- endfor -%}
+  {{ log('CURRENT:' ~ tojson(result), info=True) }}
+{% endmacro %}

@@ -1,0 +1,78 @@
+"""A collection killed with SIGKILL during the scan and during the merge leaves every current
+statistic as it was; the killed run shows as unfinished; the next run completes normally.
+
+dbt runs in separate processes here (the kill must hit a whole dbt process), on a metastore of
+their own: Derby admits one process at a time, and the other tests' process holds theirs."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
+KILL_HOME = PROJECT.parent / ".spark" / "kill"
+DBT = str(Path(sys.executable).parent / "dbt")
+
+
+def dbt(*args: str, kill_on: str | None = None) -> tuple[int, str]:
+    """Runs dbt; with kill_on, SIGKILLs it (and its JVM) when a log line contains that text."""
+    env = {**os.environ, "DBT_ANALYZE_HOME": str(KILL_HOME), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    process = subprocess.Popen([DBT, *args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
+    output = []
+    for line in process.stdout:
+        output.append(line)
+        if kill_on and kill_on in line:
+            os.killpg(process.pid, signal.SIGKILL)
+            break
+    process.wait(timeout=600)
+    return process.returncode, "".join(output)
+
+
+def current() -> dict:
+    code, output = dbt("run-operation", "print_current_statistics", "--args", "{schema: analytics, table: killed}")
+    assert code == 0, output
+    return json.loads(output.split("CURRENT:", 1)[1].splitlines()[0])
+
+
+@pytest.fixture(scope="module")
+def analyzed():
+    import shutil
+
+    shutil.rmtree(KILL_HOME, ignore_errors=True)
+    KILL_HOME.mkdir(parents=True)
+    assert dbt("deps")[0] == 0
+    create = ("create database if not exists analytics; create table analytics.killed using parquet partitioned by (p) as "
+              "select id, cast(id % 1000 as string) as s, rand(7) as d, cast(id % 3 as int) as p from range(3000000)")
+    for statement in create.split("; "):
+        code, output = dbt("run-operation", "run_sql", "--args", json.dumps({"sql": statement}))
+        assert code == 0, output
+    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}")
+    assert code == 0, output
+    return current()
+
+
+@pytest.mark.parametrize("kill_on", ["dbt_analyze: scanning", "dbt_analyze: merging"])
+def test_a_killed_run_changes_nothing_current(analyzed, kill_on):
+    code, _ = dbt("run-operation", "run_sql", "--args", json.dumps({"sql": "insert into analytics.killed select id, 'new', 0.5, 1 from range(1000)"}))
+    assert code == 0
+    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}", kill_on=kill_on)
+    assert code == -signal.SIGKILL, output
+    after = current()
+    # everything but the runs is as it was before the killed run (and any earlier killed run)
+    assert {k: v for k, v in after.items() if k != "analyze_runs"} == {k: v for k, v in analyzed.items() if k != "analyze_runs"}
+    assert any(r["status"] == "running" and r["finished_at"] == "None" for r in after["analyze_runs"])
+
+
+def test_the_next_run_completes_after_kills(analyzed):
+    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}")
+    assert code == 0, output
+    after = current()
+    table = {r["partition_spec"]: r for r in after["table_statistics"]}
+    assert int(table[""]["row_count"]) == 3_002_000
+    unfinished = [r for r in after["analyze_runs"] if r["status"] == "running"]
+    assert len(unfinished) == 2  # the two killed runs, visible as never finished
