@@ -186,9 +186,7 @@
     Parquet answers from file footers. Partitions smaller than the sample are scanned whole. -#}
 {% macro _plan_sample(plan, specs, sample) %}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
-  {%- set counting = dict(plan) -%}
-  {%- do counting.update({'sample': none}) -%}
-  {%- set counts = run_query('select ' ~ spec_sql ~ ', count(1) from ' ~ plan.table.quoted ~ ' ' ~ dbt_analyze._scan_filter_sql(counting, specs)
+  {%- set counts = run_query('select ' ~ spec_sql ~ ', count(1) from ' ~ plan.table.quoted ~ ' ' ~ dbt_analyze._scan_filter_sql(plan, specs, none)
                              ~ dbt_analyze._group_by_partitions_sql(plan.table)) -%}
   {%- set exact_rows = {} -%}
   {%- set fractions = {} -%}
@@ -200,9 +198,7 @@
   {%- endfor -%}
   {%- set result = {'sample': fractions, 'exact_rows': exact_rows, 'singletons': {}} -%}
   {%- if fractions -%}
-    {%- set sampled = dict(plan) -%}
-    {%- do sampled.update({'sample': fractions}) -%}
-    {%- set sql = dbt_analyze._singletons_query_sql(sampled, specs) -%}
+    {%- set sql = dbt_analyze._singletons_query_sql(plan, specs, fractions) -%}
     {%- for row in (run_query(sql) if sql else []) if row[0] in fractions -%}
       {%- do result.singletons.setdefault(row[0], {}).update({row[1]: row[2] | int}) -%}
     {%- endfor -%}

@@ -31,7 +31,8 @@
     {%- else -%}
       {%- set status = dbt_analyze._table_status(relation) -%}
       {%- set changed = [] -%}
-      {%- for spec, value in status.items() if spec and value[0] != 'fresh' or (not spec and value[0] != 'fresh' and status | length == 1) -%}
+      {#- Partitions that are not fresh; an unpartitioned table has only its own entry (''). -#}
+      {%- for spec, value in status.items() if value[0] != 'fresh' and (spec or status | length == 1) -%}
         {%- do changed.append((spec or 'the table') ~ ' (' ~ value[0] ~ ')') -%}
       {%- endfor -%}
       {%- if changed and not check_only -%}

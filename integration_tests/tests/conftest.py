@@ -90,6 +90,26 @@ def dbt(spark):
     return run_dbt
 
 
+def dbt_process(env: dict, *args: str, kill_on: str | None = None) -> tuple[int, str]:
+    """dbt in a process of its own (for a kill, or another metastore or target); with kill_on,
+    SIGKILLs it and its JVM when a line of its output contains that text."""
+    import signal
+    import subprocess
+    import sys
+
+    command = [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                               env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **env})
+    output = []
+    for line in process.stdout:
+        output.append(line)
+        if kill_on and kill_on in line:
+            os.killpg(process.pid, signal.SIGKILL)
+            break
+    process.wait(timeout=600)
+    return process.returncode, "".join(output)
+
+
 def analyze(dbt, **args) -> DbtResult:
     import json
 

@@ -93,7 +93,7 @@ def test_full_rescans_everything(spark, dbt, visits):
 
 
 def test_history_is_kept(spark, visits):
-    snapshots = rows(spark, f"""select count(distinct run_id) as n from analytics_stats.table_statistics_history
+    snapshots = rows(spark, """select count(distinct run_id) as n from analytics_stats.table_statistics_history
                                 where table_name = 'visits' and partition_spec = ''""")[0]["n"]
     assert snapshots >= 4
 

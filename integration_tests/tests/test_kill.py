@@ -5,32 +5,16 @@ dbt runs in separate processes here (the kill must hit a whole dbt process), on 
 their own: Derby admits one process at a time, and the other tests' process holds theirs."""
 
 import json
-import os
 import signal
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from conftest import PROJECT, dbt_process
 
-PROJECT = Path(__file__).resolve().parents[1]
 KILL_HOME = PROJECT.parent / ".spark" / "kill"
-DBT = str(Path(sys.executable).parent / "dbt")
 
 
 def dbt(*args: str, kill_on: str | None = None) -> tuple[int, str]:
-    """Runs dbt; with kill_on, SIGKILLs it (and its JVM) when a log line contains that text."""
-    env = {**os.environ, "DBT_ANALYZE_HOME": str(KILL_HOME), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    process = subprocess.Popen([DBT, *args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
-    output = []
-    for line in process.stdout:
-        output.append(line)
-        if kill_on and kill_on in line:
-            os.killpg(process.pid, signal.SIGKILL)
-            break
-    process.wait(timeout=600)
-    return process.returncode, "".join(output)
+    return dbt_process({"DBT_ANALYZE_HOME": str(KILL_HOME)}, *args, kill_on=kill_on)
 
 
 def current() -> dict:

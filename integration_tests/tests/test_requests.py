@@ -33,18 +33,18 @@ def dry_run_sql(dbt, **args) -> str:
 
 def test_statement_forms_rewrite_to_one_scan(dbt, sales):
     whole = dry_run_sql(dbt, statement=f"analyze table {SALES} compute statistics for all columns")
-    assert whole.count(f"from `analytics`.`sales`") == 1  # one scan
+    assert whole.count("from `analytics`.`sales`") == 1  # one scan
     assert "group by `region`, `day`" in whole
     assert "where concat(" not in whole  # every partition: no pruning predicate
     for column in ("id", "amount"):
-        assert f"count(`{column}`)" in whole and f"hll_sketch_agg(" in whole
+        assert f"count(`{column}`)" in whole and "hll_sketch_agg(" in whole
 
     partial = dry_run_sql(dbt, statement=f"ANALYZE TABLE {SALES} PARTITION (region='us') COMPUTE STATISTICS FOR COLUMNS amount")
     assert "where concat('region=', " in partial
     assert "in ('region=us/day=2024-01-01', 'region=us/day=2024-01-02')" in partial
     assert "'region=eu" not in partial.split("left join")[0]  # eu partitions are not scanned
 
-    columns = dry_run_sql(dbt, statement=f"Analyze Table `analytics`.`sales` Compute Statistics For Columns `amount`;")
+    columns = dry_run_sql(dbt, statement="Analyze Table `analytics`.`sales` Compute Statistics For Columns `amount`;")
     assert "count(`amount`)" in columns
 
     noscan = analyze(dbt, dry_run=True, statement=f"ANALYZE TABLE {SALES} COMPUTE STATISTICS NOSCAN")

@@ -7,15 +7,13 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import PROJECT, dbt_process
 
-PROJECT = Path(__file__).resolve().parents[1]
 THRIFT_HOME = PROJECT.parent / ".spark" / "thrift"
-DBT = str(Path(sys.executable).parent / "dbt")
 
 
 def free_port() -> int:
@@ -60,10 +58,7 @@ def thrift_port():
 
 
 def dbt(port, *args):
-    env = {**os.environ, "DBT_ANALYZE_THRIFT_PORT": str(port), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    result = subprocess.run([DBT, *args, "--target", "thrift", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)],
-                            capture_output=True, text=True, env=env, timeout=600)
-    return result.returncode, result.stdout + result.stderr
+    return dbt_process({"DBT_ANALYZE_THRIFT_PORT": str(port)}, *args, "--target", "thrift")
 
 
 def test_analyze_over_thrift(thrift_port):

@@ -38,7 +38,7 @@
   {%- set quoted = dbt_analyze._quote_relation(name.schema, name.identifier) -%}
   {%- set rows = run_query('describe table extended ' ~ quoted) -%}
   {%- set info = {'schema': name.schema, 'identifier': name.identifier, 'quoted': quoted,
-                  'columns': [], 'partition_columns': [], 'location': none, 'type': none, 'provider': none} -%}
+                  'columns': [], 'partition_columns': [], 'location': none, 'type': none} -%}
   {%- set st = namespace(section='columns') -%}
   {%- for row in rows -%}
     {%- set key = (row[0] or '') | trim -%}
@@ -51,7 +51,7 @@
       {%- do info.columns.append({'name': key, 'data_type': value | lower}) -%}
     {%- elif st.section == 'partitions' -%}
       {%- do info.partition_columns.append(key) -%}
-    {%- elif st.section == 'details' and key | lower in ('location', 'type', 'provider') -%}
+    {%- elif st.section == 'details' and key | lower in ('location', 'type') -%}
       {%- do info.update({key | lower: value}) -%}
     {%- endif -%}
   {%- endfor -%}

@@ -51,8 +51,7 @@
   {%- if request_partition and not selected -%}
     {{ dbt_analyze._fail(run, "no partition of " ~ table.schema ~ "." ~ table.identifier ~ " matches " ~ request_partition ~ (" (partitions: " ~ all_specs[:10] | join(', ') ~ (', ...' if all_specs | length > 10 else '') ~ ")" if all_specs else " (the table has no partitions)")) }}
   {%- endif -%}
-  {%- do plan.update({'all_partitions': all_specs, 'selected_partitions': selected,
-                      'whole_table': not request_partition, 'listing': dbt_analyze._list_files(table),
+  {%- do plan.update({'all_partitions': all_specs, 'selected_partitions': selected, 'listing': dbt_analyze._list_files(table),
                       'sample': none, 'exact_rows': none, 'singletons': none}) -%}
   {{ return(plan) }}
 {% endmacro %}

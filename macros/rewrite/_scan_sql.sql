@@ -73,7 +73,7 @@
   left join (
     select {{ aggregates | join(',\n           ') }}
     from {{ table.quoted }}
-    {{ dbt_analyze._scan_filter_sql(plan, specs) }}
+    {{ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) }}
     {%- if partition_columns %}
     group by {{ partition_columns | join(', ') }}
     {%- endif %}
@@ -85,7 +85,7 @@
 
 {#- WHERE of a scan: prune to the partitions to scan, and keep a sample of the sampled ones
     (Bernoulli sampling, as Spark's TABLESAMPLE; the seed makes every pass see the same rows). -#}
-{% macro _scan_filter_sql(plan, specs) %}
+{% macro _scan_filter_sql(plan, specs, sample) %}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
   {%- set conditions = [] -%}
   {%- if not plan.scan_everything -%}
@@ -93,9 +93,9 @@
     {%- for spec in specs -%}{%- do quoted.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
     {%- do conditions.append(spec_sql ~ ' in (' ~ quoted | join(', ') ~ ')') -%}
   {%- endif -%}
-  {%- if plan.sample -%}
+  {%- if sample -%}
     {%- set branches = [] -%}
-    {%- for spec, fraction in plan.sample.items() -%}
+    {%- for spec, fraction in sample.items() -%}
       {%- do branches.append('when ' ~ dbt_analyze._quote_literal(spec) ~ ' then ' ~ fraction) -%}
     {%- endfor -%}
     {%- do conditions.append('rand(' ~ dbt_analyze._var('dbt_analyze_sample_seed') ~ ') < case ' ~ spec_sql ~ ' ' ~ branches | join(' ') ~ ' else 1.0 end') -%}
@@ -114,7 +114,7 @@
 
 {#- For each sampled partition and column, how many values the sample holds exactly once (the
     f1 of Haas and Stokes' Duj1 estimator), in one grouped pass over the same sample. -#}
-{% macro _singletons_query_sql(plan, specs) %}
+{% macro _singletons_query_sql(plan, specs, sample) %}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
   {%- set values = [] -%}
   {%- for column in plan.scan_columns if dbt_analyze._measure('ndv_sketch', 'x', dbt_analyze._type_category(column.data_type)) -%}
@@ -125,7 +125,7 @@
   select partition_spec, column_name, count_if(occurrences = 1) as singletons
   from (
     select partition_spec, v.column_name, v.value, count(*) as occurrences
-    from (select {{ spec_sql }} as partition_spec, * from {{ plan.table.quoted }} {{ dbt_analyze._scan_filter_sql(plan, specs) }})
+    from (select {{ spec_sql }} as partition_spec, * from {{ plan.table.quoted }} {{ dbt_analyze._scan_filter_sql(plan, specs, sample) }})
     lateral view inline(array({{ values | join(', ') }})) v
     where v.value is not null
     group by 1, 2, 3
