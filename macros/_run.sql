@@ -47,7 +47,8 @@
 {% endmacro %}
 
 {#- What the statistics tables hold for this table now, without sketches: {spec: {fingerprint,
-    columns: {name: data_type}, sketches}} for the newest state of each partition. -#}
+    columns: {name: data_type}, sketches}} for the newest state of each partition and column, also
+    of partitions and columns dropped or retyped since. -#}
 {% macro _read_current_states(plan, run) %}
   {%- set states = {} -%}
   {%- set existing = run_query('show tables in ' ~ dbt_analyze._quote_identifier(dbt_analyze._stats_schema())).columns[1].values() | list
@@ -56,7 +57,7 @@
     {{ return(states) }}
   {%- endif -%}
   {%- set rows = run_query('select partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches, cast(collected_at as string) from ('
-                           ~ dbt_analyze._current_states_sql(plan, run.run_id, live_only=false) ~ ')') -%}
+                           ~ dbt_analyze._current_states_sql(plan, run.run_id, as_stored=true) ~ ')') -%}
   {%- for row in rows -%}
     {%- if row[0] not in states -%}{%- do states.update({row[0]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none}}) -%}{%- endif -%}
     {%- if row[1] == '' -%}
@@ -76,6 +77,8 @@
   {%- set name = table.schema ~ '.' ~ table.identifier -%}
   {%- if not run.dry_run -%}{%- do dbt_analyze._ensure_storage() -%}{%- endif -%}
   {%- set states = dbt_analyze._read_current_states(plan, run) -%}
+  {%- set schema_changes = dbt_analyze._schema_changes(table, states) -%}
+  {%- for change in schema_changes -%}{{ log('dbt_analyze: ' ~ name ~ ': ' ~ change, info=True) }}{%- endfor -%}
 
   {#- Columns: the requested ones and every column that already has statistics (a rescanned
       partition's state replaces the old one whole, so no column's statistics go stale). -#}
@@ -125,7 +128,8 @@
   {%- do dbt_analyze._write_event(run, 'started', table) -%}
   {%- if not to_scan and not dropped and not request.noscan and states -%}
     {{ log('dbt_analyze: ' ~ name ~ ' unchanged since its last analysis (' ~ skipped | length ~ ' partition(s) skipped)', info=True) }}
-    {%- do dbt_analyze._write_event(run, 'unchanged', table, {'partitions_scanned': 0, 'partitions_skipped': skipped | length, 'plan_ms': plan_ms}) -%}
+    {%- do dbt_analyze._write_event(run, 'unchanged', table, {'partitions_scanned': 0, 'partitions_skipped': skipped | length, 'plan_ms': plan_ms,
+                                                              'notes': schema_changes | join('; ') or none}) -%}
     {%- do summary.update({'status': 'unchanged'}) -%}
     {{ return(summary) }}
   {%- endif -%}
@@ -141,21 +145,48 @@
   {%- set merge_started = modules.datetime.datetime.utcnow() -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))', info=True) }}
   {%- do run_query(cache_sql) -%}
-  {%- set scanned = run_query('select coalesce(sum(row_count), 0), coalesce(sum(size_bytes), 0) from ' ~ states_view
-                              ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run.run_id) ~ " and column_name = ''") -%}
+  {%- set scanned = run_query("select coalesce(sum(if(column_name = '', row_count, 0)), 0), coalesce(sum(if(column_name = '', size_bytes, 0)), 0),"
+                              ~ ' coalesce(sum(coalesce(length(ndv_sketch), 0) + coalesce(length(quantile_sketch), 0) + coalesce(length(top_values_sketch.sketch), 0)), 0)'
+                              ~ ' from ' ~ states_view ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run.run_id)) -%}
   {%- set st.rows = scanned[0][0] | int -%}
   {%- set st.bytes = scanned[0][1] | int -%}
+  {%- set sketch_bytes = scanned[0][2] | int -%}
   {%- for sql in merge_sqls -%}{%- do run_query(sql) -%}{%- endfor -%}
   {%- do run_query('uncache table if exists ' ~ states_view) -%}
   {%- do run_query('drop view if exists ' ~ states_view) -%}
   {%- set merge_ms = dbt_analyze._elapsed_ms(merge_started) -%}
   {%- do dbt_analyze._write_event(run, 'succeeded', table, {
         'partitions_scanned': to_scan | length, 'partitions_skipped': skipped | length, 'rows_scanned': st.rows,
-        'bytes_scanned': st.bytes, 'plan_ms': plan_ms, 'scan_ms': scan_ms, 'merge_ms': merge_ms}) -%}
+        'bytes_scanned': st.bytes, 'sketch_bytes': sketch_bytes, 'plan_ms': plan_ms, 'scan_ms': scan_ms, 'merge_ms': merge_ms,
+        'notes': schema_changes | join('; ') or none}) -%}
   {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ st.rows ~ ' rows scanned in ' ~ (to_scan | length) ~ ' partition(s), '
          ~ (skipped | length) ~ ' skipped' ~ (', ' ~ dropped | length ~ ' dropped' if dropped else '') ~ ' (scan ' ~ scan_ms ~ ' ms, merge ' ~ merge_ms ~ ' ms)', info=True) }}
   {%- do summary.update({'status': 'succeeded', 'rows_scanned': st.rows}) -%}
   {{ return(summary) }}
+{% endmacro %}
+
+{#- What changed in the table's columns since their states were taken, as sentences for the log and
+    the run's notes. States of a dropped or retyped column are never merged with new ones: the
+    merge reads only states whose column type is today's. -#}
+{% macro _schema_changes(table, states) %}
+  {%- set types = {} -%}
+  {%- for column in table.data_columns -%}{%- do types.update({column.name: column.data_type}) -%}{%- endfor -%}
+  {%- set stored = {} -%}
+  {%- for spec, state in states.items() -%}
+    {%- for column, data_type in state.columns.items() if types.get(column) != data_type -%}
+      {%- do stored.setdefault(column, []).append(data_type) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- set changes = [] -%}
+  {%- for column, old_types in stored | dictsort -%}
+    {%- if column not in types -%}
+      {%- do changes.append("column '" ~ column ~ "' was dropped: its statistics are left out") -%}
+    {%- else -%}
+      {%- do changes.append("column '" ~ column ~ "' changed type from " ~ old_types | unique | join(', ') ~ ' to ' ~ types[column]
+                            ~ ': statistics of the old type (' ~ old_types | length ~ ' partition state(s)) are not merged with new ones') -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(changes) }}
 {% endmacro %}
 
 {#- {spec: fresh | stale | new | dropped} for every partition of the table and of its states:

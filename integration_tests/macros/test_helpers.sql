@@ -21,3 +21,16 @@
   {%- endfor -%}
   {{ log('CURRENT:' ~ tojson(result), info=True) }}
 {% endmacro %}
+
+{#- Parses each statement with the package's parser and logs the results as one JSON line
+    starting with PARSED: (a request or {'error': ...} per statement). -#}
+{% macro parse_statements(statements) %}
+  {%- set results = [] -%}
+  {%- for statement in statements -%}
+    {%- set parsed = dbt_analyze._parse_statement(statement) -%}
+    {%- do results.append({'error': parsed.error} if parsed.error else
+                          {'schema': parsed.schema, 'identifier': parsed.identifier, 'relation': parsed.relation,
+                           'partition': parsed.partition, 'columns': parsed.columns, 'noscan': parsed.noscan}) -%}
+  {%- endfor -%}
+  {{ log('PARSED:' ~ tojson(results), info=True) }}
+{% endmacro %}

@@ -90,12 +90,13 @@ def dbt(spark):
     return run_dbt
 
 
-def dbt_process(env: dict, *args: str, kill_on: str | None = None) -> tuple[int, str]:
+def dbt_process(env: dict, *args: str, kill_on: str | None = None, kill_after: float = 0.0) -> tuple[int, str]:
     """dbt in a process of its own (for a kill, or another metastore or target); with kill_on,
-    SIGKILLs it and its JVM when a line of its output contains that text."""
+    SIGKILLs it and its JVM kill_after seconds after a line of its output contains that text."""
     import signal
     import subprocess
     import sys
+    import time
 
     command = [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
@@ -104,6 +105,7 @@ def dbt_process(env: dict, *args: str, kill_on: str | None = None) -> tuple[int,
     for line in process.stdout:
         output.append(line)
         if kill_on and kill_on in line:
+            time.sleep(kill_after)
             os.killpg(process.pid, signal.SIGKILL)
             break
     process.wait(timeout=600)

@@ -1,5 +1,7 @@
-"""A collection killed with SIGKILL during the scan and during the merge leaves every current
-statistic as it was; the killed run shows as unfinished; the next run completes normally.
+"""A collection killed with SIGKILL at each point of a run (as the scan starts, while the scan
+writes the partition states, as the merge starts, while the merge writes the statistics tables)
+leaves every current statistic as it was; the killed runs show as unfinished; the next run
+completes normally.
 
 dbt runs in separate processes here (the kill must hit a whole dbt process), on a metastore of
 their own: Derby admits one process at a time, and the other tests' process holds theirs."""
@@ -13,8 +15,8 @@ from conftest import PROJECT, dbt_process
 KILL_HOME = PROJECT.parent / ".spark" / "kill"
 
 
-def dbt(*args: str, kill_on: str | None = None) -> tuple[int, str]:
-    return dbt_process({"DBT_ANALYZE_HOME": str(KILL_HOME)}, *args, kill_on=kill_on)
+def dbt(*args: str, kill_on: str | None = None, kill_after: float = 0.0) -> tuple[int, str]:
+    return dbt_process({"DBT_ANALYZE_HOME": str(KILL_HOME)}, *args, kill_on=kill_on, kill_after=kill_after)
 
 
 def current() -> dict:
@@ -40,12 +42,16 @@ def analyzed():
     return current()
 
 
-@pytest.mark.parametrize("kill_on", ["dbt_analyze: scanning", "dbt_analyze: merging"])
-def test_a_killed_run_changes_nothing_current(analyzed, kill_on):
+KILL_POINTS = [("dbt_analyze: scanning", 0.0), ("dbt_analyze: scanning", 2.0), ("dbt_analyze: merging", 0.0), ("dbt_analyze: merging", 1.0)]
+
+
+@pytest.mark.parametrize("kill_on, kill_after", KILL_POINTS)
+def test_a_killed_run_changes_nothing_current(analyzed, kill_on, kill_after):
     code, _ = dbt("run-operation", "run_sql", "--args", json.dumps({"sql": "insert into analytics.killed select id, 'new', 0.5, 1 from range(1000)"}))
     assert code == 0
-    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}", kill_on=kill_on)
+    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}", kill_on=kill_on, kill_after=kill_after)
     assert code == -signal.SIGKILL, output
+    assert "analyzed:" not in output  # killed before the run's end
     after = current()
     # everything but the runs is as it was before the killed run (and any earlier killed run)
     assert {k: v for k, v in after.items() if k != "analyze_runs"} == {k: v for k, v in analyzed.items() if k != "analyze_runs"}
@@ -57,6 +63,6 @@ def test_the_next_run_completes_after_kills(analyzed):
     assert code == 0, output
     after = current()
     table = {r["partition_spec"]: r for r in after["table_statistics"]}
-    assert int(table[""]["row_count"]) == 3_002_000
     unfinished = [r for r in after["analyze_runs"] if r["status"] == "running"]
-    assert len(unfinished) == 2  # the two killed runs, visible as never finished
+    assert len(unfinished) == len(KILL_POINTS)  # the killed runs, visible as never finished
+    assert int(table[""]["row_count"]) == 3_000_000 + 1000 * len(unfinished)  # each killed run's new rows are counted now

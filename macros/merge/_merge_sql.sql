@@ -1,11 +1,12 @@
 {#-
   The merge: table statistics are never scanned, they are derived from the current partition
   states. The current state of a partition and column is the newest one of a succeeded run (or of
-  this run); only partitions that exist now and columns whose type is unchanged take part.
+  this run); only partitions that exist now and columns whose type is unchanged take part (with
+  as_stored, every partition and column that has a state: planning compares them with today's).
   One statement writes the table's snapshot per kind: partition rows (each derived from its own
   state) and the table row ('' — the merge of all of them), through GROUPING SETS.
 -#}
-{% macro _current_states_sql(plan, run_id, with_sketches=false, live_only=true) %}
+{% macro _current_states_sql(plan, run_id, with_sketches=false, as_stored=false) %}
   {%- set table = plan.table -%}
   {%- set column_filters = ["s.column_name = ''"] -%}
   {%- for column in plan.table.data_columns -%}
@@ -24,10 +25,10 @@
       and s.table_name = {{ dbt_analyze._quote_literal(table.identifier) }}
       and (s.run_id = {{ dbt_analyze._quote_literal(run_id) }} or s.run_id in (
             select run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }} where event = 'succeeded'))
-      {%- if live_only %}
+      {%- if not as_stored %}
       and s.partition_spec in ({{ partitions | join(', ') if partitions else "null" }})
-      {%- endif %}
       and ({{ column_filters | join(' or ') }})
+      {%- endif %}
   ) where _rank = 1
 {% endmacro %}
 

@@ -8,6 +8,16 @@
   (1-based character offset) and what was expected there.
 -#}
 {% macro _parse_analyze_statement(statement, run=none) %}
+  {%- set parsed = dbt_analyze._parse_statement(statement) -%}
+  {%- if parsed.error -%}
+    {{ dbt_analyze._fail(run, parsed.error) }}
+  {%- endif -%}
+  {{ return(parsed) }}
+{% endmacro %}
+
+{#- The parse itself: the request, or {'error': message} (Jinja cannot catch a raised error, and
+    the grammar tests check thousands of statements in one dbt call). -#}
+{% macro _parse_statement(statement) %}
   {%- set token_pattern = modules.re.compile(
         "\\s+"
         ~ "|(?P<quoted>`(?:[^`]|``)*`)"
@@ -23,7 +33,7 @@
     {%- endif -%}
   {%- endfor -%}
 
-  {%- set request = {'relation': none, 'partition': none, 'columns': none, 'noscan': false} -%}
+  {%- set request = {'relation': none, 'partition': none, 'columns': none, 'noscan': false, 'error': none} -%}
   {%- set st = namespace(state='analyze', name_parts=[], key=none, partition={}, columns=[], error=none) -%}
   {%- set expected = {
         'analyze': 'ANALYZE', 'table': 'TABLE', 'name': 'a table name', 'after_name': "'.', PARTITION or COMPUTE",
@@ -82,13 +92,13 @@
     {%- set st.error = "expected " ~ expected[st.state] ~ " at position " ~ (statement | length + 1) ~ ", found the end of the statement" -%}
   {%- endif -%}
   {%- if st.error is not none -%}
-    {{ dbt_analyze._fail(run, "malformed ANALYZE statement: " ~ st.error ~ "\n  " ~ statement) }}
+    {{ return({'error': "malformed ANALYZE statement: " ~ st.error ~ "\n  " ~ statement}) }}
   {%- endif -%}
 
   {%- set parts = st.name_parts -%}
   {%- if parts | length == 3 -%}
     {%- if parts[0] | lower != 'spark_catalog' -%}
-      {{ dbt_analyze._fail(run, "catalog '" ~ parts[0] ~ "' is not supported (only spark_catalog)") }}
+      {{ return({'error': "catalog '" ~ parts[0] ~ "' is not supported (only spark_catalog)"}) }}
     {%- endif -%}
     {%- set parts = parts[1:] -%}
   {%- endif -%}

@@ -21,7 +21,7 @@
         ('event', 'string'), ('event_at', 'timestamp'), ('request', 'string'),
         ('partitions_scanned', 'bigint'), ('partitions_skipped', 'bigint'), ('rows_scanned', 'bigint'),
         ('bytes_scanned', 'bigint'), ('plan_ms', 'bigint'), ('scan_ms', 'bigint'), ('merge_ms', 'bigint'),
-        ('error', 'string')],
+        ('error', 'string'), ('sketch_bytes', 'bigint'), ('publish_ms', 'bigint'), ('notes', 'string')],
     'partition_states': run + target + [('column_name', 'string'), ('data_type', 'string'),
         ('row_count', 'bigint'), ('file_count', 'bigint'), ('size_bytes', 'bigint'), ('files_modified_at', 'string')]
         + dbt_analyze._state_fields() + [('sketches', 'string'), ('sample_rows', 'bigint'), ('collected_at', 'timestamp')],
@@ -59,6 +59,18 @@
     {%- endfor -%}
     {%- do run_query('create table if not exists ' ~ dbt_analyze._storage_relation(name) ~ ' (' ~ columns | join(', ') ~ ') using parquet') -%}
   {%- endfor -%}
+  {#- Older storage: run events gain the columns added since, and the runs view is redefined. -#}
+  {%- if 'analyze_run_events' in existing -%}
+    {%- set present = run_query('describe table ' ~ dbt_analyze._storage_relation('analyze_run_events')).columns[0].values() | list -%}
+    {%- set missing = [] -%}
+    {%- for column, type in dbt_analyze._storage_columns('analyze_run_events') if column not in present -%}
+      {%- do missing.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
+    {%- endfor -%}
+    {%- if missing -%}
+      {%- do run_query('alter table ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' add columns (' ~ missing | join(', ') ~ ')') -%}
+      {%- do existing.remove('analyze_runs') if 'analyze_runs' in existing -%}
+    {%- endif -%}
+  {%- endif -%}
   {%- if 'analyze_runs' not in existing -%}
     {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('analyze_runs') ~ ' as ' ~ dbt_analyze._analyze_runs_sql()) -%}
   {%- endif -%}
@@ -87,8 +99,10 @@
          max(partitions_skipped) as partitions_skipped,
          max(rows_scanned) as rows_scanned,
          max(bytes_scanned) as bytes_scanned,
-         max(plan_ms) as plan_ms, max(scan_ms) as scan_ms, max(merge_ms) as merge_ms,
-         max(error) as error
+         max(sketch_bytes) as sketch_bytes,
+         max(plan_ms) as plan_ms, max(scan_ms) as scan_ms, max(merge_ms) as merge_ms, max(publish_ms) as publish_ms,
+         max(error) as error,
+         max(notes) as notes
   from {{ dbt_analyze._storage_relation('analyze_run_events') }}
   group by run_id
 {% endmacro %}

@@ -1,0 +1,144 @@
+"""Data edge cases, hostile table names and values, idempotence and schema changes."""
+
+import pytest
+from conftest import analyze, column_stats, rows, table_stats
+from test_oracle import same_value, spark_column_stat
+
+EDGES = "analytics.edge_values"
+
+
+@pytest.fixture(scope="module")
+def edges(spark, dbt):
+    spark.sql(f"drop table if exists {EDGES}")
+    spark.sql(f"""
+        create table {EDGES} (
+          c_decimal_int decimal(38, 0), c_decimal_frac decimal(38, 38), c_float float, c_double double,
+          c_tinyint tinyint, c_date date, c_timestamp timestamp, c_timestamp_ntz timestamp_ntz, c_string string)
+        using parquet""")
+    spark.sql(f"""
+        insert into {EDGES} values
+          (cast('99999999999999999999999999999999999999' as decimal(38, 0)), cast('0.99999999999999999999999999999999999999' as decimal(38, 38)), float('3.4028235E38'),
+           1.7976931348623157E308, 127, date'0001-01-01', timestamp'0001-01-01 00:00:00', timestamp_ntz'0001-01-01 00:00:00', 'a'),
+          (cast('-99999999999999999999999999999999999999' as decimal(38, 0)), cast('-0.99999999999999999999999999999999999999' as decimal(38, 38)), float('1.4E-45'),
+           4.9E-324, -128, date'9999-12-31', timestamp'9999-12-31 23:59:59.999999', timestamp_ntz'9999-12-31 23:59:59.999999', 'b'),
+          (cast(0 as decimal(38, 0)), cast(0 as decimal(38, 38)), -0.0, -0.0, 0, date'1969-12-31', timestamp'1969-12-31 23:59:59.999999', timestamp_ntz'1970-01-01 00:00:00', 'c'),
+          (null, null, float('-Infinity'), double('NaN'), null, null, null, null, null)""")
+    result = analyze(dbt, relation=EDGES, columns="all")
+    assert result.success, result.error
+    spark.sql(f"analyze table {EDGES} compute statistics for all columns")
+    return column_stats(spark, EDGES)
+
+
+@pytest.mark.parametrize("column", ["c_decimal_int", "c_decimal_frac", "c_float", "c_double", "c_tinyint", "c_date",
+                                    "c_timestamp", "c_timestamp_ntz"])
+def test_extreme_values_equal_sparks_analyze(spark, edges, column):
+    ours, theirs = edges[column], spark_column_stat(spark, EDGES, column)
+    assert ours["null_count"] == int(theirs["num_nulls"])
+    assert ours["max_len"] == int(theirs["max_col_len"])
+    assert same_value(ours["min_value"], theirs["min"]), (ours["min_value"], theirs["min"])
+    assert same_value(ours["max_value"], theirs["max"]), (ours["max_value"], theirs["max"])
+    assert ours["distinct_count"] == rows(spark, f"select count(distinct {column}) as n from {EDGES}")[0]["n"]
+
+
+def test_full_precision_decimals_and_signed_zero(edges):
+    assert edges["c_decimal_int"]["max_value"] == "9" * 38
+    assert edges["c_decimal_frac"]["min_value"] == "-0." + "9" * 38
+    assert edges["c_float"]["min_value"] == "-Infinity"
+    assert edges["c_double"]["max_value"] == "NaN"
+    assert edges["c_timestamp_ntz"]["min_value"] == "0001-01-01 00:00:00"
+
+
+def test_empty_partition_counts_zero_rows(spark, dbt):
+    spark.sql("drop table if exists analytics.with_empty")
+    spark.sql("create table analytics.with_empty (v int, p int) using parquet partitioned by (p)")
+    spark.sql("insert into analytics.with_empty values (1, 1), (null, 1)")
+    spark.sql("alter table analytics.with_empty add partition (p = 2)")  # a partition without files
+    result = analyze(dbt, relation="analytics.with_empty", columns="all")
+    assert result.success, result.error
+    tables = table_stats(spark, "analytics.with_empty")
+    assert tables["p=2"]["row_count"] == 0 and tables["p=2"]["file_count"] == 0
+    assert tables[""]["row_count"] == 2
+    assert column_stats(spark, "analytics.with_empty", "p=2")["v"]["null_count"] == 0
+    assert column_stats(spark, "analytics.with_empty")["v"]["null_count"] == 1
+
+
+# Spark's catalog admits only letters, digits and _ in table names (spaces, quotes and unicode are
+# refused by Spark itself): reserved words and leading digits are what can still go wrong.
+HOSTILE_TABLES = ["from", "1st", "Select_"]
+HOSTILE_VALUES = ["it's", "a;b", "x -- y", "line\nbreak", "tab\tand/slash", "%41=", "' OR '1'='1"]
+
+
+@pytest.mark.parametrize("name", HOSTILE_TABLES)
+def test_hostile_table_names_and_partition_values(spark, dbt, name):
+    quoted = "analytics.`" + name.replace("`", "``") + "`"
+    spark.sql(f"drop table if exists {quoted}")
+    spark.sql(f"create table {quoted} (v int, p string) using parquet partitioned by (p)")
+    spark.createDataFrame([(i, value) for i, value in enumerate(HOSTILE_VALUES)], "v int, p string").write.insertInto(quoted)
+    result = analyze(dbt, relation="analytics." + name, columns="all")
+    assert result.success, result.error
+    tables = rows(spark, f"select * from analytics_stats.table_statistics where table_schema = 'analytics' and table_name = '{name.replace(chr(39), chr(39) * 2)}'")
+    assert len(tables) == len(HOSTILE_VALUES) + 1
+    assert {t["partition_spec"]: t["row_count"] for t in tables}[""] == len(HOSTILE_VALUES)
+    # Only the partition named by a hostile value is scanned again after it changes.
+    spark.sql(f"insert into {quoted} partition (p = 'line\\nbreak') values (100)")
+    again = analyze(dbt, relation="analytics." + name, columns="all")
+    assert again.success, again.error
+    assert f"1 of {len(HOSTILE_VALUES)} partition(s)" in again.log
+
+
+def test_the_same_request_twice_gives_the_same_statistics(spark, dbt):
+    spark.sql("drop table if exists analytics.twice")
+    spark.sql("create table analytics.twice using parquet partitioned by (p) as select id, id % 7 as v, cast(id % 3 as int) as p from range(1000)")
+
+    def current(*names):
+        return [{k: v for k, v in r.items() if k not in ("run_id", "state_run_id", "collected_at")}
+                for name in names for r in rows(spark, f"select * from analytics_stats.{name} where table_name = 'twice' order by all")]
+
+    everything = ("table_statistics", "column_statistics", "column_quantiles", "column_top_values", "column_histograms")
+    assert analyze(dbt, relation="analytics.twice", columns="all").success
+    first = current(*everything)
+    first_exact = current("table_statistics", "column_statistics")
+    states = rows(spark, "select count(*) as n from analytics_stats.partition_states where table_name = 'twice'")[0]["n"]
+    again = analyze(dbt, relation="analytics.twice", columns="all")
+    assert again.success and "unchanged since its last analysis" in again.log
+    assert current(*everything) == first
+    assert rows(spark, "select count(*) as n from analytics_stats.partition_states where table_name = 'twice'")[0]["n"] == states
+
+    # A forced rescan: exact statistics and NDV (HLL is deterministic) are equal; KLL compacts with
+    # random coin flips, so quantiles may move, within the sketch's rank error (1% at k=400).
+    assert analyze(dbt, relation="analytics.twice", columns="all", full=True).success
+    assert current("table_statistics", "column_statistics") == first_exact
+    before = {(q["partition_spec"], q["quantile"]): float(q["value"]) for q in first if q.get("column_name") == "id" and "quantile" in q}
+    after = {(q["partition_spec"], q["quantile"]): float(q["value"]) for q in current("column_quantiles") if q["column_name"] == "id"}
+    assert before.keys() == after.keys()
+    assert all(abs(before[key] - after[key]) <= 20 for key in before)  # 1% of 1,000 rows on either side
+    duplicates = rows(spark, """select partition_spec, column_name, count(*) as n from analytics_stats.column_statistics
+                                where table_name = 'twice' group by all having n > 1""")
+    assert duplicates == []  # no duplicate current rows
+
+
+def test_dropped_and_retyped_columns_are_not_merged_with_new_states(spark, dbt):
+    spark.sql("drop table if exists analytics.reshaped")
+    spark.sql("create table analytics.reshaped (a int, b string, p int) using parquet partitioned by (p)")
+    spark.sql("insert into analytics.reshaped values (1, 'x', 1), (2, 'y', 2)")
+    assert analyze(dbt, relation="analytics.reshaped", columns="all").success
+
+    # b dropped, a retyped: the table is rebuilt with the new schema.
+    spark.sql("drop table analytics.reshaped")
+    spark.sql("create table analytics.reshaped (a bigint, p int) using parquet partitioned by (p)")
+    spark.sql("insert into analytics.reshaped values (10000000000, 1), (20000000000, 2)")
+    # Only p=1 is analyzed again: p=2's state of a still has the old type.
+    result = analyze(dbt, relation="analytics.reshaped", partition={"p": 1}, columns="all")
+    assert result.success, result.error
+    assert "column 'a' changed type from int to bigint" in result.log
+    assert "column 'b' was dropped" in result.log
+    run = rows(spark, "select notes from analytics_stats.analyze_runs where table_name = 'reshaped' order by started_at desc limit 1")[0]
+    assert "changed type" in run["notes"] and "dropped" in run["notes"]
+    assert set(column_stats(spark, "analytics.reshaped", "p=1")) == {"a"}
+    assert column_stats(spark, "analytics.reshaped", "p=1")["a"]["data_type"] == "bigint"
+    assert column_stats(spark, "analytics.reshaped", "p=2") == {}  # the old int state is not shown as current
+    assert column_stats(spark, "analytics.reshaped") == {}  # no table row until every partition has a bigint state
+
+    assert analyze(dbt, relation="analytics.reshaped", columns="all").success
+    merged = column_stats(spark, "analytics.reshaped")["a"]
+    assert (merged["min_value"], merged["max_value"], merged["data_type"]) == ("10000000000", "20000000000", "bigint")
