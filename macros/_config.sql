@@ -12,6 +12,7 @@
     'dbt_analyze_top_k_tracked': 256,
     'dbt_analyze_sketches': 'full',
     'dbt_analyze_full': false,
+    'dbt_analyze_publish': false,
     'dbt_analyze_sample_seed': 42,
   }) }}
 {% endmacro %}

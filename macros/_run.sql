@@ -128,8 +128,10 @@
   {%- do dbt_analyze._write_event(run, 'started', table) -%}
   {%- if not to_scan and not dropped and not request.noscan and states -%}
     {{ log('dbt_analyze: ' ~ name ~ ' unchanged since its last analysis (' ~ skipped | length ~ ' partition(s) skipped)', info=True) }}
+    {#- A write to a table wipes its catalog statistics even when no file changed that we track: republish. -#}
+    {%- set publish_ms = dbt_analyze._publish_to_catalog(table, dbt_analyze._latest_run_id(table)) if request.publish else none -%}
     {%- do dbt_analyze._write_event(run, 'unchanged', table, {'partitions_scanned': 0, 'partitions_skipped': skipped | length, 'plan_ms': plan_ms,
-                                                              'notes': schema_changes | join('; ') or none}) -%}
+                                                              'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}) -%}
     {%- do summary.update({'status': 'unchanged'}) -%}
     {{ return(summary) }}
   {%- endif -%}
@@ -155,10 +157,11 @@
   {%- do run_query('uncache table if exists ' ~ states_view) -%}
   {%- do run_query('drop view if exists ' ~ states_view) -%}
   {%- set merge_ms = dbt_analyze._elapsed_ms(merge_started) -%}
+  {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
   {%- do dbt_analyze._write_event(run, 'succeeded', table, {
         'partitions_scanned': to_scan | length, 'partitions_skipped': skipped | length, 'rows_scanned': st.rows,
         'bytes_scanned': st.bytes, 'sketch_bytes': sketch_bytes, 'plan_ms': plan_ms, 'scan_ms': scan_ms, 'merge_ms': merge_ms,
-        'notes': schema_changes | join('; ') or none}) -%}
+        'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}) -%}
   {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ st.rows ~ ' rows scanned in ' ~ (to_scan | length) ~ ' partition(s), '
          ~ (skipped | length) ~ ' skipped' ~ (', ' ~ dropped | length ~ ' dropped' if dropped else '') ~ ' (scan ' ~ scan_ms ~ ' ms, merge ' ~ merge_ms ~ ' ms)', info=True) }}
   {%- do summary.update({'status': 'succeeded', 'rows_scanned': st.rows}) -%}

@@ -3,11 +3,11 @@
   keyword arguments, else the model's config `analyze: {...}` (or meta), else the package vars.
   Column statistics of all columns by default. Views and ephemeral models are skipped with a log line.
 -#}
-{% macro analyze(columns=none, partition=none, full=none, sketches=none, noscan=none) %}
-  {{ return(adapter.dispatch('analyze', 'dbt_analyze')(columns, partition, full, sketches, noscan)) }}
+{% macro analyze(columns=none, partition=none, full=none, sketches=none, noscan=none, publish=none) %}
+  {{ return(adapter.dispatch('analyze', 'dbt_analyze')(columns, partition, full, sketches, noscan, publish)) }}
 {% endmacro %}
 
-{% macro default__analyze(columns, partition, full, sketches, noscan) %}
+{% macro default__analyze(columns, partition, full, sketches, noscan, publish) %}
   {%- if not execute or model is not defined or this is none -%}{{ return('') }}{%- endif -%}
   {%- set materialized = config.get('materialized') -%}
   {%- if materialized in ('view', 'ephemeral', 'materialized_view') or model.resource_type not in ('model', 'seed', 'snapshot') -%}
@@ -17,7 +17,7 @@
   {%- set options = {'columns': 'all'} -%}
   {%- do options.update(config.get('meta', {}).get('analyze', {}) or {}) -%}
   {%- do options.update(config.get('analyze', {}) or {}) -%}
-  {%- for key, value in {'columns': columns, 'partition': partition, 'full': full, 'sketches': sketches, 'noscan': noscan}.items() if value is not none -%}
+  {%- for key, value in {'columns': columns, 'partition': partition, 'full': full, 'sketches': sketches, 'noscan': noscan, 'publish': publish}.items() if value is not none -%}
     {%- do options.update({key: value}) -%}
   {%- endfor -%}
   {%- do options.update({'relation': this}) -%}

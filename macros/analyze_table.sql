@@ -4,7 +4,7 @@
 
   Collects statistics with one scan of the selected (new or changed) partitions, merges them into
   table statistics and prints them. Options: statement | relation, partition, columns, noscan,
-  full, dry_run, sketches (full | basic).
+  full, dry_run, sketches (full | basic), sample, publish (into Spark's catalog).
 -#}
 {% macro analyze_table(statement=none, relation=none, partition=none, columns=none, noscan=none, full=none, dry_run=none, sketches=none) %}
   {#- Unknown keyword arguments reach the request check, which names them. -#}

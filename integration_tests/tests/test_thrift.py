@@ -84,3 +84,10 @@ def test_analyze_over_thrift(thrift_port):
 
     code, output = dbt(thrift_port, "run-operation", "analyze_table", "--args", "{relation: analytics.over_thrift, columns: all}")
     assert code == 0 and "unchanged since its last analysis" in output, output[-3000:]
+
+
+def test_publish_over_thrift_publishes_the_size_and_says_what_it_left_out(thrift_port):
+    code, output = dbt(thrift_port, "run-operation", "analyze_table", "--args",
+                       "{relation: analytics.over_thrift, columns: all, publish: true}")
+    assert code == 0, output[-3000:]
+    assert "only the size was published to the Spark catalog (not a session connection)" in output

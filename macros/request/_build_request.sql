@@ -2,11 +2,11 @@
   One request dict from either form of arguments:
     statement: "ANALYZE TABLE ..."                      (parsed by _parse_analyze_statement)
     relation: db.t | model/seed/source name | Relation   partition: {k: v|null}   columns: [..]|all
-    noscan, full, dry_run, sketches (full|basic)
+    noscan, full, dry_run, sketches (full|basic), sample, publish
   Options given next to a statement (full, dry_run, sketches) apply to it as well.
 -#}
 {% macro _build_request(args, run=none) %}
-  {%- set known = ['statement', 'relation', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches', 'sample'] -%}
+  {%- set known = ['statement', 'relation', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches', 'sample', 'publish'] -%}
   {%- for key in args if key not in known -%}
     {{ dbt_analyze._fail(run, "unknown option '" ~ key ~ "' (known: " ~ known | join(', ') ~ ")") }}
   {%- endfor -%}
@@ -51,7 +51,8 @@
     {{ dbt_analyze._fail(run, "'sketches' must be full or basic, got '" ~ sketches ~ "'") }}
   {%- endif -%}
   {%- do request.update({'full': dbt_analyze._as_bool(args.get('full') if args.get('full') is not none else dbt_analyze._var('dbt_analyze_full')),
-                         'dry_run': dbt_analyze._as_bool(args.get('dry_run', false)), 'sketches': sketches}) -%}
+                         'dry_run': dbt_analyze._as_bool(args.get('dry_run', false)), 'sketches': sketches,
+                         'publish': dbt_analyze._as_bool(args.get('publish') if args.get('publish') is not none else dbt_analyze._var('dbt_analyze_publish'))}) -%}
   {%- set sample = args.get('sample') -%}
   {%- if sample is not none -%}
     {%- if sample is not mapping or (sample.keys() | list) not in (['percent'], ['rows']) -%}

@@ -115,6 +115,12 @@
   group by table_schema, table_name
 {% endmacro %}
 
+{% macro _latest_run_id(table) %}
+  {%- set found = run_query('select run_id from (' ~ dbt_analyze._latest_runs_sql() ~ ') where table_schema = ' ~ dbt_analyze._quote_literal(table.schema)
+                            ~ ' and table_name = ' ~ dbt_analyze._quote_literal(table.identifier)) -%}
+  {{ return(found[0][0] if found else none) }}
+{% endmacro %}
+
 {% macro _current_rows_sql(history) %}
   select h.*
   from {{ dbt_analyze._storage_relation(history) }} h

@@ -2,10 +2,17 @@
 
 dbt-core imports every installed top-level module whose name starts with ``dbt_`` when it loads a
 project, so importing this module is how the library takes part: it gives dbt-spark's ``session``
-connection a submission method for Python models (see :mod:`dbt_analyze.session_submission`).
+connection a submission method for Python models (see :mod:`dbt_analyze.session_submission`) and
+the package's macros a way into Spark's catalog (see :mod:`dbt_analyze.publish`).
 """
 
-from dbt_analyze.session_submission import register
+from dbt_analyze import publish, session_submission
+
+
+def register() -> bool:
+    """Extend dbt-spark (when installed); idempotent."""
+    return session_submission.register() and publish.register()
+
 
 register()
 
