@@ -162,8 +162,9 @@
         'partitions_scanned': to_scan | length, 'partitions_skipped': skipped | length, 'rows_scanned': st.rows,
         'bytes_scanned': st.bytes, 'sketch_bytes': sketch_bytes, 'plan_ms': plan_ms, 'scan_ms': scan_ms, 'merge_ms': merge_ms,
         'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}) -%}
-  {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ st.rows ~ ' rows scanned in ' ~ (to_scan | length) ~ ' partition(s), '
-         ~ (skipped | length) ~ ' skipped' ~ (', ' ~ dropped | length ~ ' dropped' if dropped else '') ~ ' (scan ' ~ scan_ms ~ ' ms, merge ' ~ merge_ms ~ ' ms)', info=True) }}
+  {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ st.rows ~ ' rows (' ~ st.bytes ~ ' bytes) scanned in ' ~ (to_scan | length) ~ ' partition(s), '
+         ~ (skipped | length) ~ ' skipped' ~ (', ' ~ dropped | length ~ ' dropped' if dropped else '') ~ '; sketches ' ~ sketch_bytes ~ ' bytes'
+         ~ ' (plan ' ~ plan_ms ~ ' ms, scan ' ~ scan_ms ~ ' ms, merge ' ~ merge_ms ~ ' ms' ~ (', publish ' ~ publish_ms ~ ' ms' if publish_ms is not none else '') ~ ')', info=True) }}
   {%- do summary.update({'status': 'succeeded', 'rows_scanned': st.rows}) -%}
   {{ return(summary) }}
 {% endmacro %}

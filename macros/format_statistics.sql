@@ -8,6 +8,17 @@
   {%- set columns = run_query('select column_name, data_type, null_count, distinct_count, min_value, max_value, round(avg_len, 2), max_len, true_count, false_count, round(mean, 4), round(stddev, 4) from '
                               ~ dbt_analyze._storage_relation('column_statistics') ~ where ~ " and partition_spec = '' order by column_name") -%}
   {%- set lines = ['', 'Statistics of ' ~ table_name] -%}
+  {%- set runs = run_query('select status, targets_scanned, partitions_skipped, rows_scanned, bytes_scanned, sketch_bytes, plan_ms, scan_ms, merge_ms, publish_ms, notes from '
+                           ~ dbt_analyze._storage_relation('analyze_runs') ~ where ~ ' order by started_at desc limit 1') -%}
+  {%- for run in runs -%}
+    {%- set steps = [] -%}
+    {%- for step, ms in [('plan', run[6]), ('scan', run[7]), ('merge', run[8]), ('publish', run[9])] if ms is not none -%}
+      {%- do steps.append(step ~ ' ' ~ ms ~ ' ms') -%}
+    {%- endfor -%}
+    {%- do lines.append('last run: ' ~ run[0] ~ '; partitions scanned ' ~ (run[1] or 0) ~ ', skipped ' ~ (run[2] or 0) ~ '; rows scanned ' ~ (run[3] or 0)
+                        ~ ', bytes scanned ' ~ (run[4] or 0) ~ ', sketches ' ~ (run[5] or 0) ~ ' bytes' ~ ('; ' ~ steps | join(', ') if steps else '')
+                        ~ ('; ' ~ run[10] if run[10] else '')) -%}
+  {%- endfor -%}
   {%- for row in tables -%}
     {%- set label = 'table' if row[0] == '' else '  partition ' ~ row[0] -%}
     {%- do lines.append(label ~ ': rows ' ~ (row[1] if row[1] is not none else 'unknown (not every partition analyzed)')

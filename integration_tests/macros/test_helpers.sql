@@ -1,13 +1,13 @@
 {#- Helpers for tests that drive dbt in a separate process. -#}
 {% macro run_sql(sql) %}
-  {%- do run_query(sql) -%}
+  {%- for statement in ([sql] if sql is string else sql) -%}{%- do run_query(statement) -%}{%- endfor -%}
 {% endmacro %}
 
 {#- Logs the current statistics of a table as one JSON line starting with CURRENT: -#}
 {% macro print_current_statistics(schema, table) %}
   {%- set where = " where table_schema = '" ~ schema ~ "' and table_name = '" ~ table ~ "'" -%}
   {%- set result = {} -%}
-  {%- for name in ['table_statistics', 'column_statistics', 'analyze_runs'] -%}
+  {%- for name in ['table_statistics', 'column_statistics', 'column_quantiles', 'column_histograms', 'column_top_values', 'analyze_runs'] -%}
     {%- set rows = run_query('select * from ' ~ dbt_analyze._storage_relation(name) ~ where ~ ' order by all') -%}
     {%- set listed = [] -%}
     {%- for row in rows -%}

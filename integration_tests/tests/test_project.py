@@ -68,3 +68,11 @@ def test_downstream_models_use_statistics_at_compile_time(spark, built):
     assert alice and all(key.startswith("alice#") for key in alice)  # alice has the most orders
     assert all(r["join_key"] == r["customer"] for r in salted if r["customer"] != "alice")
     assert float(salted[0]["m"]) == 100.0
+
+
+def test_statistics_overview_summarizes_each_table(spark, built):
+    overview = rows(spark, "select * from analytics_stats.statistics_overview where table_schema = 'analytics' and table_name = 'orders'")[0]
+    assert overview["row_count"] == 7 and overview["columns_analyzed"] == 5
+    assert overview["last_run_status"] == "succeeded" and overview["last_run_rows_scanned"] == 7
+    assert overview["last_run_scan_ms"] is not None and overview["last_run_sketch_bytes"] > 0
+    assert overview["freshness"] in ("unchecked", "fresh")

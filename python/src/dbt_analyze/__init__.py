@@ -3,15 +3,16 @@
 dbt-core imports every installed top-level module whose name starts with ``dbt_`` when it loads a
 project, so importing this module is how the library takes part: it gives dbt-spark's ``session``
 connection a submission method for Python models (see :mod:`dbt_analyze.session_submission`) and
-the package's macros a way into Spark's catalog (see :mod:`dbt_analyze.publish`).
+the package's macros a way into Spark's catalog and the file system (see
+:mod:`dbt_analyze.adapter_methods`).
 """
 
-from dbt_analyze import publish, session_submission
+from dbt_analyze import adapter_methods, session_submission
 
 
 def register() -> bool:
     """Extend dbt-spark (when installed); idempotent."""
-    return session_submission.register() and publish.register()
+    return session_submission.register() and adapter_methods.register()
 
 
 register()

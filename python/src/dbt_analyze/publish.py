@@ -2,9 +2,9 @@
 
 Spark refuses ``spark.sql.statistics.*`` table properties from SQL, so the values go in through
 the JVM catalog API (``SessionCatalog.alterTableStats``) of the SparkSession that lives in dbt's
-own process (dbt-spark ``method: session``). ``register()`` makes ``publish_statistics`` callable
-from the package's macros as ``adapter.dbt_analyze_publish_statistics(payload_json)``; on other
-connections that call answers with the reason it cannot publish, and the macros fall back.
+own process (dbt-spark ``method: session``). The package's macros call it as
+``adapter.dbt_analyze_publish_statistics(payload_json)`` (see :mod:`dbt_analyze.adapter_methods`);
+on other connections that call answers with the reason it cannot publish, and the macros fall back.
 
 A payload (what the macros send; min/max as Spark's external strings, bins as doubles)::
 
@@ -16,11 +16,7 @@ A payload (what the macros send; min/max as Spark's external strings, bins as do
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, List, Optional
-
-METHOD = "dbt_analyze_publish_statistics"
-
 
 def column_stat_map(column: Dict[str, Any], histogram: Optional[str]) -> Dict[str, str]:
     """The ``<column>.<key>`` properties Spark's ``CatalogColumnStat.fromMap`` reads.
@@ -83,29 +79,3 @@ def _catalog_statistics(jvm: Any, payload: Dict[str, Any], column_stats: Any) ->
     cls = jvm.java.lang.Class.forName("org.apache.spark.sql.catalyst.catalog.CatalogStatistics")
     constructor = next(c for c in cls.getConstructors() if c.getParameterCount() == 3)
     return constructor.newInstance(arguments)
-
-
-def register() -> bool:
-    """Make ``publish_statistics`` available to macros on dbt-spark's adapter."""
-    try:
-        from dbt.adapters.spark.impl import SparkAdapter
-    except ImportError:
-        return False
-    if METHOD in SparkAdapter._available_:
-        return True
-
-    def dbt_analyze_publish_statistics(self, payload_json: str) -> str:
-        """'published', or why not (the macros fall back and say so)."""
-        from dbt_analyze.session_submission import _is_session
-
-        if not _is_session(self):
-            return "not a session connection"
-        from pyspark.sql import SparkSession
-
-        publish_statistics(SparkSession.builder.getOrCreate(), json.loads(payload_json))
-        return "published"
-
-    setattr(SparkAdapter, METHOD, dbt_analyze_publish_statistics)
-    # dbt's macro context exposes only the adapter methods listed when the class was created.
-    SparkAdapter._available_ = SparkAdapter._available_ | {METHOD}
-    return True

@@ -52,7 +52,7 @@ def register() -> bool:
         return {**helpers.fget(self), SUBMISSION_METHOD: SessionPythonJobHelper}
 
     def default_python_submission_method(self):
-        if _is_session(self):
+        if is_session(self):
             return SUBMISSION_METHOD
         return default_method.fget(self)
 
@@ -62,6 +62,7 @@ def register() -> bool:
     return True
 
 
-def _is_session(adapter: Any) -> bool:
+def is_session(adapter: Any) -> bool:
+    """Whether the adapter's connection is dbt-spark's in-process session."""
     method = getattr(getattr(adapter.config, "credentials", None), "method", None)
     return str(getattr(method, "value", method)) == "session"

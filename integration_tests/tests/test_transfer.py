@@ -1,0 +1,101 @@
+"""export_statistics → import_statistics into a fresh metastore round-trips every value and stays
+mergeable; bad documents are refused. set_statistics pins values until the next collection."""
+
+import json
+import shutil
+
+import pytest
+from conftest import PROJECT, analyze, dbt_process, rows, run_dbt, table_stats
+
+FRESH_HOME = PROJECT.parent / ".spark" / "transfer"
+CREATE = ["create database if not exists analytics",
+          "create table analytics.moved (id bigint, s string, d date, p int) using parquet partitioned by (p)",
+          "insert into analytics.moved select id, concat('v', cast(id % 50 as string)), date_add(date'2024-01-01', cast(id % 9 as int)), cast(id % 3 as int) from range(3000)"]
+
+
+def current_of(run) -> dict:
+    result = run("run-operation", "print_current_statistics", "--args", "{schema: analytics, table: moved}")
+    log = result[1] if isinstance(result, tuple) else result.log
+    current = json.loads(log.split("CURRENT:", 1)[1].splitlines()[0])
+    return {k: v for k, v in current.items() if k != "analyze_runs"}
+
+
+def fresh(*args):
+    return dbt_process({"DBT_ANALYZE_HOME": str(FRESH_HOME)}, *args)
+
+
+@pytest.fixture(scope="module")
+def exported(spark, dbt, tmp_path_factory):
+    spark.sql("drop table if exists analytics.moved")
+    for statement in CREATE[1:]:
+        spark.sql(statement)
+    assert analyze(dbt, relation="analytics.moved", columns="all").success
+    path = tmp_path_factory.mktemp("export") / "statistics.json"
+    result = dbt("run-operation", "export_statistics", "--args", json.dumps({"tables": ["analytics.moved"], "path": str(path)}))
+    assert result.success, result.error
+    return path, current_of(dbt)
+
+
+def test_export_import_round_trips_and_stays_mergeable(exported):
+    path, source = exported
+    shutil.rmtree(FRESH_HOME, ignore_errors=True)
+    FRESH_HOME.mkdir(parents=True)
+    code, output = fresh("run-operation", "run_sql", "--args", json.dumps({"sql": CREATE}))
+    assert code == 0, output[-3000:]
+    code, output = fresh("run-operation", "import_statistics", "--args", json.dumps({"path": str(path)}))
+    assert code == 0, output[-3000:]
+    assert "imported the statistics of analytics.moved (12 partition state(s))" in output  # 3 partitions x (table + 3 columns)
+    assert current_of(fresh) == source  # every value, quantiles, histograms and top values included
+
+    # A new partition is scanned alone and merged with the imported states.
+    code, output = fresh("run-operation", "run_sql", "--args", json.dumps(
+        {"sql": "insert into analytics.moved select id, 'new', date'2030-01-01', 7 from range(100)"}))
+    assert code == 0
+    code, output = fresh("run-operation", "analyze_table", "--args", "{relation: analytics.moved, columns: all}")
+    assert code == 0, output[-3000:]
+    assert "1 of 4 partition(s)" in output
+    merged = current_of(fresh)
+    table = {r["partition_spec"]: r for r in merged["table_statistics"]}
+    assert table[""]["row_count"] == "3100"
+    columns = {r["column_name"]: r for r in merged["column_statistics"] if r["partition_spec"] == ""}
+    assert columns["s"]["distinct_count"] == "51" and columns["d"]["max_value"] == "2030-01-01"
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.update(version=99), "statistics document version 99 is unknown"),
+    (lambda d: d.update(format="something else"), "is not a dbt_analyze statistics document"),
+    (lambda d: d["tables"][0]["columns"].update(id="int"), "column 'id' is bigint here but int in the document"),
+    (lambda d: d["tables"][0].update(table="nowhere"), "nowhere"),
+])
+def test_bad_documents_are_refused_and_nothing_changes(spark, dbt, exported, tmp_path, change, message):
+    path, _ = exported
+    document = json.loads(path.read_text())
+    change(document)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(document))
+    runs = rows(spark, "select count(*) as n from analytics_stats.analyze_run_events")[0]["n"]
+    result = dbt("run-operation", "import_statistics", "--args", json.dumps({"path": str(bad)}))
+    assert not result.success
+    assert message in result.error
+    assert rows(spark, "select count(*) as n from analytics_stats.analyze_run_events")[0]["n"] == runs
+
+
+def test_set_statistics_pins_values_until_the_next_collection(spark, dbt, exported):
+    result = dbt("run-operation", "set_statistics", "--args", json.dumps(
+        {"relation": "analytics.moved", "row_count": 1_000_000, "column": "s", "distinct_count": 5000, "min_value": "a"}))
+    assert result.success, result.error
+    assert table_stats(spark, "analytics.moved")[""]["row_count"] == 1_000_000
+    pinned = rows(spark, "select * from analytics_stats.column_statistics where table_name = 'moved' and partition_spec = '' and column_name = 's'")[0]
+    assert (pinned["distinct_count"], pinned["min_value"]) == (5000, "a")
+    last = rows(spark, "select notes from analytics_stats.analyze_runs where table_name = 'moved' order by started_at desc limit 1")[0]
+    assert last["notes"].startswith("manual:")
+    # unchanged data: the pinned values stay
+    assert analyze(dbt, relation="analytics.moved", columns="all").success
+    assert table_stats(spark, "analytics.moved")[""]["row_count"] == 1_000_000
+    # the next real collection replaces them
+    spark.sql("insert into analytics.moved select 1, 'x', date'2024-01-01', 0")
+    assert analyze(dbt, relation="analytics.moved", columns="all").success
+    assert table_stats(spark, "analytics.moved")[""]["row_count"] == 3001
+
+    refused = dbt("run-operation", "set_statistics", "--args", json.dumps({"relation": "analytics.moved", "column": "nope", "null_count": 1}))
+    assert not refused.success and "unknown column 'nope'" in refused.error

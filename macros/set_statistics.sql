@@ -1,0 +1,72 @@
+{#-
+  dbt run-operation set_statistics --args '{relation: analytics.orders, row_count: 1000000}'
+  dbt run-operation set_statistics --args '{relation: analytics.orders, column: customer_id, distinct_count: 50000}'
+
+  Pins table statistics by hand: the row count, and a column's distinct count, null count, min or
+  max. Recorded as a run of its own (notes 'manual: ...') that copies the current statistics with
+  the pinned values, so they are current until the next collection that scans (a run that finds
+  nothing changed keeps them). Published to Spark's catalog with publish: true.
+-#}
+{% macro set_statistics(relation, row_count=none, column=none, distinct_count=none, null_count=none, min_value=none, max_value=none, publish=false) %}
+  {{ return(adapter.dispatch('set_statistics', 'dbt_analyze')(relation, row_count, column, distinct_count, null_count, min_value, max_value, publish)) }}
+{% endmacro %}
+
+{% macro default__set_statistics(relation, row_count, column, distinct_count, null_count, min_value, max_value, publish) %}
+  {%- set counts = {'distinct_count': distinct_count, 'null_count': null_count} -%}
+  {%- set extremes = {'min_value': min_value, 'max_value': max_value} -%}
+  {%- set pinned = [] -%}
+  {%- if row_count is not none -%}
+    {%- if row_count is not number or row_count < 0 -%}{{ exceptions.raise_compiler_error('dbt_analyze: row_count must be a count, got ' ~ row_count) }}{%- endif -%}
+    {%- do pinned.append('row_count=' ~ row_count) -%}
+  {%- endif -%}
+  {%- for name, value in counts.items() if value is not none -%}
+    {%- if value is not number or value < 0 -%}{{ exceptions.raise_compiler_error('dbt_analyze: ' ~ name ~ ' must be a count, got ' ~ value) }}{%- endif -%}
+  {%- endfor -%}
+  {%- set column_values = {} -%}
+  {%- for name, value in (counts.items() | list) + (extremes.items() | list) if value is not none -%}
+    {%- do column_values.update({name: value}) -%}
+    {%- do pinned.append(column ~ '.' ~ name ~ '=' ~ value) -%}
+  {%- endfor -%}
+  {%- if column_values and not column -%}
+    {{ exceptions.raise_compiler_error("dbt_analyze: say which column: 'column: <name>' with " ~ column_values.keys() | join(', ')) }}
+  {%- endif -%}
+  {%- if not pinned -%}
+    {{ exceptions.raise_compiler_error('dbt_analyze: nothing to set (row_count, or column with distinct_count, null_count, min_value, max_value)') }}
+  {%- endif -%}
+
+  {%- set run = dbt_analyze._new_run({'relation': relation, 'set': pinned}) -%}
+  {%- set plan = dbt_analyze._plan_target(dbt_analyze._build_request({'relation': relation, 'dry_run': true})) -%}
+  {%- set table = plan.table -%}
+  {%- set latest = dbt_analyze._latest_run_id(table) -%}
+  {%- if latest is none -%}
+    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ table.schema ~ '.' ~ table.identifier ~ ' has no statistics yet: analyze it first') }}
+  {%- endif -%}
+  {%- set where = ' where run_id = ' ~ dbt_analyze._quote_literal(latest) ~ ' and table_schema = ' ~ dbt_analyze._quote_literal(table.schema)
+                  ~ ' and table_name = ' ~ dbt_analyze._quote_literal(table.identifier) -%}
+  {%- if column and not run_query('select 1 from ' ~ dbt_analyze._storage_relation('column_statistics_history') ~ where
+                                  ~ " and partition_spec = '' and column_name = " ~ dbt_analyze._quote_literal(column)) -%}
+    {{ exceptions.raise_compiler_error("dbt_analyze: unknown column '" ~ column ~ "': " ~ table.schema ~ '.' ~ table.identifier ~ ' has no table statistics of it') }}
+  {%- endif -%}
+
+  {%- do dbt_analyze._write_event(run, 'started', table) -%}
+  {%- for kind in dbt_analyze._history_tables() -%}
+    {%- set select = [] -%}
+    {%- for name, type in dbt_analyze._storage_columns(kind) -%}
+      {%- set quoted = dbt_analyze._quote_identifier(name) -%}
+      {%- if name == 'run_id' -%}
+        {%- do select.append(dbt_analyze._quote_literal(run.run_id)) -%}
+      {%- elif kind == 'table_statistics_history' and name == 'row_count' and row_count is not none -%}
+        {%- do select.append("if(partition_spec = '', cast(" ~ row_count | int ~ " as bigint), row_count)") -%}
+      {%- elif kind == 'column_statistics_history' and name in column_values -%}
+        {%- set value = 'cast(' ~ column_values[name] | int ~ ' as bigint)' if name in counts else dbt_analyze._quote_literal(column_values[name]) -%}
+        {%- do select.append("if(partition_spec = '' and column_name = " ~ dbt_analyze._quote_literal(column) ~ ', ' ~ value ~ ', ' ~ quoted ~ ')') -%}
+      {%- else -%}
+        {%- do select.append(quoted) -%}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- do run_query('insert into ' ~ dbt_analyze._storage_relation(kind) ~ ' select ' ~ select | join(', ') ~ ' from ' ~ dbt_analyze._storage_relation(kind) ~ where) -%}
+  {%- endfor -%}
+  {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if dbt_analyze._as_bool(publish) else none -%}
+  {%- do dbt_analyze._write_event(run, 'succeeded', table, {'partitions_scanned': 0, 'publish_ms': publish_ms, 'notes': 'manual: ' ~ pinned | join(', ')}) -%}
+  {{ log('dbt_analyze: ' ~ table.schema ~ '.' ~ table.identifier ~ ': set ' ~ pinned | join(', ') ~ ' (until the next collection)', info=True) }}
+{% endmacro %}

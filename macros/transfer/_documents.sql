@@ -1,0 +1,55 @@
+{#-
+  Statistics documents: the current statistics of tables as one versioned JSON document, for
+  export_statistics and import_statistics. Per table, the rows of every storage table as they
+  are stored (sketches in base64), so imported statistics stay mergeable:
+
+    {"format": "dbt_analyze.statistics", "version": 1, "exported_at": "...",
+     "tables": [{"schema": "analytics", "table": "orders", "columns": {"amount": "double", ...},
+                 "partition_columns": ["day"],
+                 "rows": {"partition_states": [...], "table_statistics_history": [...], ...}}]}
+
+  partition_states: the current state of every partition and column (newest of a succeeded run);
+  *_history: the rows of the table's latest succeeded run.
+-#}
+{% macro _document_format() %}{{ return({'format': 'dbt_analyze.statistics', 'version': 1}) }}{% endmacro %}
+
+{% macro _document_kinds() %}{{ return(['partition_states'] + dbt_analyze._history_tables()) }}{% endmacro %}
+
+{#- JSON options that keep microseconds (to_json's default drops them). -#}
+{% macro _json_options_sql() %}{{ return("map('timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS')") }}{% endmacro %}
+
+{% macro _table_document(plan) %}
+  {%- set table = plan.table -%}
+  {%- set run_id = dbt_analyze._latest_run_id(table) -%}
+  {%- set columns = {} -%}
+  {%- for column in table.data_columns -%}{%- do columns.update({column.name: column.data_type}) -%}{%- endfor -%}
+  {%- set document = {'schema': table.schema, 'table': table.identifier, 'columns': columns,
+                      'partition_columns': table.partition_columns, 'rows': {}} -%}
+  {%- set names = dbt_analyze._storage_columns('partition_states') | map('first') | list -%}
+  {%- set select_states = [] -%}
+  {%- for name in names -%}
+    {%- do select_states.append(dbt_analyze._quote_literal(table.schema) ~ ' as table_schema' if name == 'table_schema'
+                                else dbt_analyze._quote_literal(table.identifier) ~ ' as table_name' if name == 'table_name' else name) -%}
+  {%- endfor -%}
+  {%- for kind in dbt_analyze._document_kinds() -%}
+    {%- if kind == 'partition_states' -%}
+      {%- set source = 'select ' ~ select_states | join(', ') ~ ' from (' ~ dbt_analyze._current_states_sql(plan, '', with_sketches=true) ~ ')' -%}
+    {%- else -%}
+      {%- set source = 'select * from ' ~ dbt_analyze._storage_relation(kind) ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run_id)
+                       ~ ' and table_schema = ' ~ dbt_analyze._quote_literal(table.schema) ~ ' and table_name = ' ~ dbt_analyze._quote_literal(table.identifier) -%}
+    {%- endif -%}
+    {%- set rows = run_query('select to_json(struct(*), ' ~ dbt_analyze._json_options_sql() ~ ') from (' ~ source ~ ') order by 1') -%}
+    {%- set parsed = [] -%}
+    {%- for row in rows -%}{%- do parsed.append(fromjson(row[0])) -%}{%- endfor -%}
+    {%- do document.rows.update({kind: parsed}) -%}
+  {%- endfor -%}
+  {{ return(document) }}
+{% endmacro %}
+
+{#- INSERT of document rows into a storage table: a JSON literal read back with the table's own schema. -#}
+{% macro _insert_document_rows_sql(kind, rows) %}
+  {%- set fields = [] -%}
+  {%- for column, type in dbt_analyze._storage_columns(kind) -%}{%- do fields.append(column ~ ': ' ~ type) -%}{%- endfor -%}
+  {{ return('insert into ' ~ dbt_analyze._storage_relation(kind) ~ ' select inline(from_json(' ~ dbt_analyze._quote_literal(tojson(rows))
+            ~ ', ' ~ dbt_analyze._quote_literal('array<struct<' ~ fields | join(', ') ~ '>>') ~ ', ' ~ dbt_analyze._json_options_sql() ~ '))') }}
+{% endmacro %}

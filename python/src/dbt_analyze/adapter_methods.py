@@ -1,0 +1,64 @@
+"""What the package's macros need from Python, as methods of dbt-spark's adapter.
+
+Jinja in dbt cannot reach the JVM or the file system; adapter methods marked available can be
+called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-spark's adapter:
+
+- ``dbt_analyze_publish_statistics(payload_json)``: into Spark's catalog (session connections);
+  returns ``'published'`` or why not.
+- ``dbt_analyze_write_text(path, text)`` / ``dbt_analyze_read_text(path)``: statistics documents
+  of ``export_statistics`` and ``import_statistics``, on the machine that runs dbt.
+
+>>> register()
+True
+>>> from dbt.adapters.spark.impl import SparkAdapter
+>>> "dbt_analyze_read_text" in SparkAdapter._available_
+True
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def dbt_analyze_publish_statistics(adapter: Any, payload_json: str) -> str:
+    from dbt_analyze.publish import publish_statistics
+    from dbt_analyze.session_submission import is_session
+
+    if not is_session(adapter):
+        return "not a session connection"
+    from pyspark.sql import SparkSession
+
+    publish_statistics(SparkSession.builder.getOrCreate(), json.loads(payload_json))
+    return "published"
+
+
+def dbt_analyze_write_text(adapter: Any, path: str, text: str) -> str:
+    target = Path(path).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    return str(target.resolve())
+
+
+def dbt_analyze_read_text(adapter: Any, path: str) -> str:
+    target = Path(path).expanduser()
+    if not target.is_file():
+        raise FileNotFoundError(f"dbt_analyze: no statistics document at {target.resolve()}")
+    return target.read_text(encoding="utf-8")
+
+
+METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text)
+
+
+def register() -> bool:
+    """Add the methods to dbt-spark's adapter; False when dbt-spark is not installed."""
+    try:
+        from dbt.adapters.spark.impl import SparkAdapter
+    except ImportError:
+        return False
+    for method in METHODS:
+        setattr(SparkAdapter, method.__name__, method)
+    # dbt's macro context exposes only the adapter methods listed when the class was created.
+    SparkAdapter._available_ = SparkAdapter._available_ | {method.__name__ for method in METHODS}
+    return True
