@@ -8,7 +8,7 @@ export DBT_ANALYZE_HOME ?= $(CURDIR)/.spark
 DBT := cd integration_tests && ../$(BIN)/dbt
 SCALE ?= 1
 
-.PHONY: env java demo test test-python test-integration bench clean
+.PHONY: env java chromium demo test test-python test-integration bench estimation clean
 
 env: $(VENV)/.installed
 
@@ -30,17 +30,34 @@ java:
 	  fi; \
 	fi
 
+# Headless Chromium for the docs test (Debian's package), installed when it can be.
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    echo "Installing chromium with apt-get (for the docs test)..."; \
+	    apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "The docs test needs Chromium: sudo apt-get install chromium"; exit 1; \
+	  fi; \
+	fi
+
 demo: env java
 	mkdir -p $(DBT_ANALYZE_HOME)
 	$(DBT) deps --profiles-dir .
 	$(DBT) build --profiles-dir .
 	$(DBT) run-operation analyze_table --profiles-dir . --args '{statement: "ANALYZE TABLE analytics.orders COMPUTE STATISTICS FOR ALL COLUMNS"}'
+	cd integration_tests && ../$(BIN)/dbt-analyze docs generate --profiles-dir .
+	@echo "Statistics are in the docs too: cd integration_tests && ../$(BIN)/dbt docs serve --profiles-dir ."
 
-test: env java
+
+test: env java chromium
 	$(BIN)/pytest -q --doctest-modules python/src python/tests integration_tests/tests
 
 bench: env java
 	$(BIN)/python bench/bench.py --scale $(SCALE)
+
+estimation: env java
+	$(BIN)/python bench/estimation.py --scale $(SCALE)
 
 clean:
 	rm -rf $(VENV) .spark integration_tests/target integration_tests/dbt_packages integration_tests/logs

@@ -38,7 +38,7 @@
     {%- endif -%}
     {%- do values.append(value) -%}
   {%- endfor -%}
-  {%- do run_query('insert into ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' values (' ~ values | join(', ') ~ ')') -%}
+  {%- do dbt_analyze._write_storage('insert into ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' values (' ~ values | join(', ') ~ ')') -%}
 {% endmacro %}
 
 {% macro _elapsed_ms(since) %}
@@ -109,12 +109,8 @@
     {%- do plan.update(dbt_analyze._plan_sample(plan, to_scan, request.sample)) -%}
   {%- endif -%}
   {%- set scan_sql = dbt_analyze._scan_sql(plan, to_scan, run.run_id) if to_scan else none -%}
-  {#- The current states are read once per run (a cached temporary view named after the run) and
-      every merge statement reads them from there. -#}
-  {%- set states_view = dbt_analyze._quote_identifier('dbt_analyze_states_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run.run_id)) -%}
-  {%- set cache_sql = 'cache table ' ~ states_view ~ ' as ' ~ dbt_analyze._current_states_sql(plan, run.run_id, with_sketches=true) -%}
-  {%- set merge_sqls = dbt_analyze._merge_sql(plan, run.run_id, states_view)
-                      + (dbt_analyze._sketch_statistics_sql(plan, run.run_id, states_view) if scan_columns and request.sketches == 'full' else []) -%}
+  {%- set merge = dbt_analyze._merge_statements(plan, run.run_id, scan_columns and request.sketches == 'full') -%}
+  {%- set states_view, cache_sql, merge_sqls = merge.states_view, merge.cache_sql, merge.merge_sqls -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': skipped, 'dropped': dropped,
                      'columns': scan_columns | map(attribute='name') | list} -%}
   {%- if run.dry_run -%}
@@ -141,11 +137,12 @@
   {%- if to_scan -%}
     {{ log('dbt_analyze: scanning ' ~ name ~ ': ' ~ (to_scan | length) ~ ' of ' ~ (plan.all_partitions | length) ~ ' partition(s), '
            ~ scan_columns | length ~ ' column(s)' ~ (' [' ~ scan_columns | map(attribute='name') | join(', ') ~ ']' if scan_columns else ''), info=True) }}
-    {%- do run_query(scan_sql) -%}
+    {%- do dbt_analyze._write_storage(scan_sql) -%}
   {%- endif -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set merge_started = modules.datetime.datetime.utcnow() -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))', info=True) }}
+  {%- set merge_mark = dbt_analyze._server_now() -%}
   {%- do run_query(cache_sql) -%}
   {%- set scanned = run_query("select coalesce(sum(if(column_name = '', row_count, 0)), 0), coalesce(sum(if(column_name = '', size_bytes, 0)), 0),"
                               ~ ' coalesce(sum(coalesce(length(ndv_sketch), 0) + coalesce(length(quantile_sketch), 0) + coalesce(length(top_values_sketch.sketch), 0)), 0)'
@@ -153,7 +150,7 @@
   {%- set st.rows = scanned[0][0] | int -%}
   {%- set st.bytes = scanned[0][1] | int -%}
   {%- set sketch_bytes = scanned[0][2] | int -%}
-  {%- for sql in merge_sqls -%}{%- do run_query(sql) -%}{%- endfor -%}
+  {%- for sql in merge_sqls -%}{%- do dbt_analyze._write_storage(sql) -%}{%- endfor -%}
   {%- do run_query('uncache table if exists ' ~ states_view) -%}
   {%- do run_query('drop view if exists ' ~ states_view) -%}
   {%- set merge_ms = dbt_analyze._elapsed_ms(merge_started) -%}
@@ -162,11 +159,57 @@
         'partitions_scanned': to_scan | length, 'partitions_skipped': skipped | length, 'rows_scanned': st.rows,
         'bytes_scanned': st.bytes, 'sketch_bytes': sketch_bytes, 'plan_ms': plan_ms, 'scan_ms': scan_ms, 'merge_ms': merge_ms,
         'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}) -%}
+  {%- do dbt_analyze._merge_again_after_concurrent_runs(plan, run, merge_mark, scan_columns and request.sketches == 'full') -%}
   {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ st.rows ~ ' rows (' ~ st.bytes ~ ' bytes) scanned in ' ~ (to_scan | length) ~ ' partition(s), '
          ~ (skipped | length) ~ ' skipped' ~ (', ' ~ dropped | length ~ ' dropped' if dropped else '') ~ '; sketches ' ~ sketch_bytes ~ ' bytes'
          ~ ' (plan ' ~ plan_ms ~ ' ms, scan ' ~ scan_ms ~ ' ms, merge ' ~ merge_ms ~ ' ms' ~ (', publish ' ~ publish_ms ~ ' ms' if publish_ms is not none else '') ~ ')', info=True) }}
   {%- do summary.update({'status': 'succeeded', 'rows_scanned': st.rows}) -%}
   {{ return(summary) }}
+{% endmacro %}
+
+{#- The merge of a run: the current states are read once (a cached temporary view named after the
+    run) and every merge statement reads them from there. -#}
+{% macro _merge_statements(plan, run_id, with_sketch_statistics) %}
+  {%- set states_view = dbt_analyze._quote_identifier('dbt_analyze_states_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run_id)) -%}
+  {{ return({'states_view': states_view,
+             'cache_sql': 'cache table ' ~ states_view ~ ' as ' ~ dbt_analyze._current_states_sql(plan, run_id, with_sketches=true),
+             'merge_sqls': dbt_analyze._merge_sql(plan, run_id, states_view)
+                           + (dbt_analyze._sketch_statistics_sql(plan, run_id, states_view) if with_sketch_statistics else [])}) }}
+{% endmacro %}
+
+{% macro _server_now() %}
+  {{ return(run_query('select cast(current_timestamp() as string)')[0][0]) }}
+{% endmacro %}
+
+{#- Runs of one table at the same time (say, on different partitions) each merge the states they
+    can see; a run that finished while this one merged made this snapshot miss its states. Then
+    the table is merged again, as a run of its own, until no other run finished meanwhile, so the
+    last snapshot always holds every succeeded state. -#}
+{% macro _merge_again_after_concurrent_runs(plan, run, merge_mark, with_sketch_statistics) %}
+  {%- set table = plan.table -%}
+  {%- set st = namespace(run_id=run.run_id, mark=merge_mark, done=false) -%}
+  {%- for attempt in range(5) if not st.done -%}
+    {%- set others = run_query("select concat_ws(', ', collect_list(run_id)) from " ~ dbt_analyze._storage_relation('analyze_run_events')
+                               ~ " where event = 'succeeded' and table_schema = " ~ dbt_analyze._quote_literal(table.schema)
+                               ~ ' and table_name = ' ~ dbt_analyze._quote_literal(table.identifier) ~ ' and run_id <> ' ~ dbt_analyze._quote_literal(st.run_id)
+                               ~ ' and event_at >= cast(' ~ dbt_analyze._quote_literal(st.mark) ~ ' as timestamp)')[0][0] -%}
+    {%- if not others -%}
+      {%- set st.done = true -%}
+    {%- else -%}
+      {%- set again = dbt_analyze._new_run({'merge_after': st.run_id}) -%}
+      {{ log('dbt_analyze: ' ~ table.schema ~ '.' ~ table.identifier ~ ': run(s) ' ~ others ~ ' finished during the merge of '
+             ~ st.run_id ~ ': merging again (' ~ again.run_id ~ ')', info=True) }}
+      {%- do dbt_analyze._write_event(again, 'started', table) -%}
+      {%- set merge = dbt_analyze._merge_statements(plan, again.run_id, with_sketch_statistics) -%}
+      {%- set st.mark = dbt_analyze._server_now() -%}
+      {%- do run_query(merge.cache_sql) -%}
+      {%- for sql in merge.merge_sqls -%}{%- do dbt_analyze._write_storage(sql) -%}{%- endfor -%}
+      {%- do run_query('uncache table if exists ' ~ merge.states_view) -%}
+      {%- do run_query('drop view if exists ' ~ merge.states_view) -%}
+      {%- do dbt_analyze._write_event(again, 'succeeded', table, {'partitions_scanned': 0, 'notes': 'merged again after concurrent run(s) ' ~ others}) -%}
+      {%- set st.run_id = again.run_id -%}
+    {%- endif -%}
+  {%- endfor -%}
 {% endmacro %}
 
 {#- What changed in the table's columns since their states were taken, as sentences for the log and

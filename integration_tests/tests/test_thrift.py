@@ -91,3 +91,71 @@ def test_publish_over_thrift_publishes_the_size_and_says_what_it_left_out(thrift
                        "{relation: analytics.over_thrift, columns: all, publish: true}")
     assert code == 0, output[-3000:]
     assert "only the size was published to the Spark catalog (not a session connection)" in output
+
+
+def current_of(port, table: str) -> dict:
+    code, output = dbt(port, "run-operation", "print_current_statistics", "--args", json.dumps({"schema": "analytics", "table": table}))
+    assert code == 0, output[-3000:]
+    return json.loads(output.split("CURRENT:", 1)[1].splitlines()[0])
+
+
+def at_once(port, *requests: dict) -> list[tuple[int, str]]:
+    """analyze_table runs started together, each in a dbt process of its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(len(requests)) as pool:
+        futures = [pool.submit(dbt, port, "run-operation", "analyze_table", "--args", json.dumps(r)) for r in requests]
+        return [f.result() for f in futures]
+
+
+def failures(results) -> list[str]:
+    """The error part of each failed run's output."""
+    found = [output[output.find("Encountered an error"):] for code, output in results if code != 0]
+    if found:
+        (THRIFT_HOME / "failures.log").write_text("\n\n".join(found))
+    return [f[:1500] for f in found]
+
+
+def assert_consistent(current: dict, rows: int) -> None:
+    """The table row is the sum of its partitions' rows, each current row appears once."""
+    tables = current["table_statistics"]
+    specs = [t["partition_spec"] for t in tables]
+    assert len(specs) == len(set(specs))
+    table = {t["partition_spec"]: int(t["row_count"]) for t in tables}
+    assert table[""] == rows == sum(v for k, v in table.items() if k)
+    columns = [(c["partition_spec"], c["column_name"]) for c in current["column_statistics"]]
+    assert len(columns) == len(set(columns))
+    nulls = {c["partition_spec"]: int(c["null_count"]) for c in current["column_statistics"] if c["column_name"] == "v"}
+    assert nulls[""] == sum(v for k, v in nulls.items() if k)
+
+
+def test_concurrent_runs_lose_nothing(thrift_port):
+    setup = ["create table analytics.shared (v bigint, p int) using parquet partitioned by (p)",
+             "insert into analytics.shared select if(id % 10 = 0, null, id), cast(id % 4 as int) from range(4000)",
+             "create table analytics.other using parquet as select id from range(500)"]
+    code, output = dbt(thrift_port, "run-operation", "run_sql", "--args", json.dumps({"sql": setup}))
+    assert code == 0, output[-3000:]
+    code, output = dbt(thrift_port, "run-operation", "analyze_table", "--args", "{relation: analytics.shared, columns: all}")
+    assert code == 0, output[-3000:]
+
+    # different partitions of one table at once: both new states end up in the table's statistics
+    code, _ = dbt(thrift_port, "run-operation", "run_sql", "--args", json.dumps({"sql": [
+        "insert into analytics.shared partition (p = 1) select null from range(100)",
+        "insert into analytics.shared partition (p = 2) select 7 from range(50)"]}))
+    assert code == 0
+    results = at_once(thrift_port, {"relation": "analytics.shared", "partition": {"p": 1}, "columns": "all"},
+                      {"relation": "analytics.shared", "partition": {"p": 2}, "columns": "all"})
+    assert not failures(results), failures(results)
+    assert_consistent(current_of(thrift_port, "shared"), 4150)
+
+    # different tables at once
+    results = at_once(thrift_port, {"relation": "analytics.shared", "columns": "all", "full": True},
+                      {"relation": "analytics.other", "columns": "all"})
+    assert not failures(results), failures(results)
+    assert_consistent(current_of(thrift_port, "shared"), 4150)
+    assert {t["partition_spec"]: t["row_count"] for t in current_of(thrift_port, "other")["table_statistics"]} == {"": "500"}
+
+    # the same table twice at once: one consistent result
+    results = at_once(thrift_port, *[{"relation": "analytics.shared", "columns": "all", "full": True}] * 2)
+    assert not failures(results), failures(results)
+    assert_consistent(current_of(thrift_port, "shared"), 4150)

@@ -42,6 +42,20 @@
   {{ return(tables[name]) }}
 {% endmacro %}
 
+{#- Every write into a storage table. Two Spark jobs appending to one table at once (two runs
+    over a Thrift server) share the table's _temporary directory, and the first to commit deletes
+    it under the other: a failed run, or worse, rows gone missing. So each write commits its task
+    files straight into the table (committer algorithm 2; a failed run's rows stay invisible, as
+    only succeeded runs count) and leaves _temporary alone (Spark skips _-prefixed paths), for this
+    statement only. -#}
+{% macro _write_storage(sql) %}
+  {%- set settings = {'mapreduce.fileoutputcommitter.algorithm.version': '2', 'mapreduce.fileoutputcommitter.cleanup.skipped': 'true'} -%}
+  {%- for key, value in settings.items() -%}{%- do run_query('set ' ~ key ~ '=' ~ value) -%}{%- endfor -%}
+  {%- set result = run_query(sql) -%}
+  {%- for key in settings -%}{%- do run_query('reset ' ~ key) -%}{%- endfor -%}
+  {{ return(result) }}
+{% endmacro %}
+
 {% macro _storage_relation(name) %}
   {{ return(dbt_analyze._quote_relation(dbt_analyze._stats_schema(), name)) }}
 {% endmacro %}

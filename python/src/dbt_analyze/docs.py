@@ -1,0 +1,263 @@
+"""Statistics in dbt docs: ``dbt-analyze docs generate`` is ``dbt docs generate`` plus statistics.
+
+It runs, in one process (so the embedded Spark session is shared), the package's
+``docs_statistics`` run-operation (the current statistics as JSON), then ``dbt docs generate`` with
+the same arguments, and then adds to ``target/manifest.json`` and ``target/catalog.json``:
+
+- on each analyzed model, seed, snapshot or source: a "Statistics (dbt_analyze)" section after the
+  description (row count, size, files, partitions, last analyzed, fresh or stale; a column table;
+  a histogram picture and the top values per column), and a short line on each column;
+- the catalog's row count and size from our statistics (Spark's catalog says ``rows: 0`` for
+  tables it never analyzed), with files, partitions and last analyzed beside them;
+- on the project's overview page: every analyzed table with its freshness and last run.
+
+Text that is already there is kept; nodes without statistics are left exactly as they were.
+``dbt docs serve`` then shows it all.
+
+>>> section = model_section({"row_count": 3, "size_bytes": 2048, "file_count": 1}, [], {}, {}, None, None)
+>>> section.splitlines()[0]
+'### Statistics (dbt_analyze)'
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+from dbt_analyze.histogram_svg import histogram_svg
+
+SECTION = "### Statistics (dbt_analyze)"
+COLUMN_PREFIX = "Statistics (dbt_analyze): "  # plain text: dbt docs shows column descriptions unrendered in its table
+Key = Tuple[str, str]
+
+
+def escape(value: Any) -> str:
+    """A value made safe inside a markdown table cell (and shortened).
+
+    >>> escape("a|b*c")
+    'a\\\\|b\\\\*c'
+    """
+    text = "" if value is None else str(value)
+    text = text if len(text) <= 40 else text[:39] + "…"
+    for char in "\\`*_[]|<>":
+        text = text.replace(char, "\\" + char)
+    return text.replace("\n", " ")
+
+
+def human_bytes(size: Optional[float]) -> str:
+    """A size for people.
+
+    >>> human_bytes(1536)
+    '1.5 KiB'
+    """
+    if size is None:
+        return "unknown"
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
+def number(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.{digits}f}"
+    return f"{int(float(value)):,}"
+
+
+def image(svg: str, alt: str) -> str:
+    return f"![{escape(alt)}](data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()})"
+
+
+def model_section(table: Dict[str, Any], columns: List[Dict[str, Any]], histograms: Dict[str, List[Dict[str, Any]]],
+                  top_values: Dict[str, List[Dict[str, Any]]], staleness: Optional[Dict[str, Any]], run: Optional[Dict[str, Any]]) -> str:
+    """The markdown section of one table's page."""
+    rows = table.get("row_count")
+    facts = [f"**Rows** {number(rows) if rows is not None else 'unknown (not every partition analyzed)'}",
+             f"**Size** {human_bytes(table.get('size_bytes'))}", f"**Files** {number(table.get('file_count'))}"]
+    if table.get("partition_count") is not None:
+        facts.append(f"**Partitions** {number(table.get('partitions_analyzed'))} of {number(table['partition_count'])} analyzed")
+    facts.append(f"**Last analyzed** {escape(str(table.get('collected_at', ''))[:19])} UTC")
+    facts.append(f"**Data since** {escape(staleness['status']) if staleness else 'not checked (run analyze_stale)'}")
+    if run:
+        facts.append(f"**Last run** {escape(run.get('status'))}, {number(run.get('rows_scanned') or 0)} rows scanned")
+    lines = [SECTION, "", " · ".join(facts), ""]
+    if columns:
+        lines += ["| column | type | null % | distinct | min | max | avg len | max len | true | false |", "|---|---|---:|---:|---|---|---:|---:|---:|---:|"]
+        for column in sorted(columns, key=lambda c: c["column_name"]):
+            nulls = column.get("null_count")
+            share = f"{100.0 * nulls / rows:.1f}" if rows and nulls is not None else ""
+            lines.append("| " + " | ".join([
+                escape(column["column_name"]), escape(column.get("data_type")), share, number(column.get("distinct_count")),
+                escape(column.get("min_value")), escape(column.get("max_value")), number(column.get("avg_len")),
+                number(column.get("max_len")), number(column.get("true_count")), number(column.get("false_count"))]) + " |")
+        lines.append("")
+    for name in sorted(set(histograms) | set(top_values)):
+        lines += [f"#### {escape(name)}", ""]
+        if histograms.get(name):
+            bins = [(b.get("lower_bound"), b.get("upper_bound"), float(b.get("row_count") or 0)) for b in histograms[name]]
+            lines += [image(histogram_svg(bins, title=name), f"histogram of {name}"), ""]
+        if top_values.get(name):
+            shown = [f"{escape(v.get('value'))} ({number(v.get('frequency'))})" for v in top_values[name][:10]]
+            lines += ["Top values: " + ", ".join(shown), ""]
+    return "\n".join(lines)
+
+
+def column_line(column: Dict[str, Any], rows: Optional[int]) -> str:
+    """The short statistics line added to a column's description."""
+    parts = []
+    if rows:
+        parts.append(f"nulls {100.0 * (column.get('null_count') or 0) / rows:.1f}%")
+    if column.get("distinct_count") is not None:
+        parts.append(f"distinct {number(column['distinct_count'])}")
+    if column.get("min_value") is not None:
+        parts.append(f"range {column['min_value'][:40]} … {str(column.get('max_value'))[:40]}")
+    return COLUMN_PREFIX + ", ".join(parts) if parts else ""
+
+
+def appended(text: Optional[str], addition: str) -> str:
+    """The user's text kept, ours after it (once: a previous addition is replaced)."""
+    text = (text or "").split("\n\n" + SECTION)[0].split("\n\n" + COLUMN_PREFIX)[0]
+    if text.startswith((SECTION, COLUMN_PREFIX)):
+        text = ""
+    return (text + "\n\n" + addition).strip() if text else addition
+
+
+def by_table(rows: Iterable[Dict[str, Any]]) -> Dict[Key, List[Dict[str, Any]]]:
+    grouped: Dict[Key, List[Dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        grouped[(row["table_schema"].lower(), row["table_name"].lower())].append(row)
+    return grouped
+
+
+def relation_key(node: Dict[str, Any]) -> Key:
+    identifier = node.get("alias") or node.get("identifier") or node["name"]
+    return (str(node.get("schema", "")).lower(), str(identifier).lower())
+
+
+def annotate(manifest: Dict[str, Any], catalog: Dict[str, Any], statistics: Dict[str, Any]) -> List[str]:
+    """Add the statistics to a manifest and catalog (in place); returns the nodes annotated."""
+    tables = {key: rows[0] for key, rows in by_table(statistics.get("tables", [])).items()}
+    columns, staleness, runs = by_table(statistics.get("columns", [])), by_table(statistics.get("staleness", [])), by_table(statistics.get("runs", []))
+    histograms: Dict[Key, Dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for row in statistics.get("histograms", []):
+        histograms[(row["table_schema"].lower(), row["table_name"].lower())][row["column_name"]].append(row)
+    top_values: Dict[Key, Dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for row in statistics.get("top_values", []):
+        top_values[(row["table_schema"].lower(), row["table_name"].lower())][row["column_name"]].append(row)
+
+    annotated = []
+    nodes = {**manifest.get("nodes", {}), **manifest.get("sources", {})}
+    for unique_id, node in nodes.items():
+        if node.get("resource_type") not in ("model", "seed", "snapshot", "source"):
+            continue
+        key = relation_key(node)
+        if key not in tables:
+            continue
+        table = tables[key]
+        table_columns = columns.get(key, [])
+        node["description"] = appended(node.get("description"), model_section(
+            table, table_columns, histograms.get(key, {}), top_values.get(key, {}),
+            (staleness.get(key) or [None])[0], (runs.get(key) or [None])[0]))
+        documented = {name.lower(): name for name in node.get("columns", {})}
+        for column in table_columns:
+            line = column_line(column, table.get("row_count"))
+            name = documented.get(column["column_name"].lower())
+            if name is None:
+                node.setdefault("columns", {})[column["column_name"]] = {
+                    "name": column["column_name"], "description": line, "meta": {}, "data_type": column.get("data_type"),
+                    "constraints": [], "quote": None, "tags": []}
+            else:
+                node["columns"][name]["description"] = appended(node["columns"][name].get("description"), line)
+        catalog_node = catalog.get("sources" if node["resource_type"] == "source" else "nodes", {}).get(unique_id)
+        if catalog_node is not None:
+            catalog_node["stats"] = {**catalog_node.get("stats", {}), **catalog_stats(table, (staleness.get(key) or [None])[0])}
+        annotated.append(unique_id)
+    add_overview(manifest, tables, staleness, runs)
+    return annotated
+
+
+def catalog_stats(table: Dict[str, Any], staleness: Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+    """Entries of a catalog node's stats (dbt docs shows those with include: true under Details)."""
+    def stat(key: str, label: str, value: Any, description: str) -> Tuple[str, Dict[str, Any]]:
+        return key, {"id": key, "label": label, "value": value, "include": value is not None, "description": description}
+
+    return dict([
+        stat("rows", "Rows", table.get("row_count"), "Row count from dbt_analyze's statistics"),
+        stat("bytes", "Approximate size", table.get("size_bytes"), "Size of the table's files"),
+        stat("dbt_analyze_files", "Files", table.get("file_count"), "Data files"),
+        stat("dbt_analyze_partitions", "Partitions", table.get("partition_count"), "Partitions of the table"),
+        stat("dbt_analyze_collected_at", "Last analyzed", table.get("collected_at"), "When dbt_analyze collected the statistics (UTC)"),
+        stat("dbt_analyze_freshness", "Data since analyzed", staleness["status"] if staleness else None, "fresh or stale, at the last analyze_stale"),
+        stat("has_stats", "Has Stats?", True, "Indicates whether there are statistics for this table"),
+    ])
+
+
+def add_overview(manifest: Dict[str, Any], tables: Dict[Key, Dict[str, Any]], staleness: Dict[Key, list], runs: Dict[Key, list]) -> None:
+    """The overview page: the project's own text, then every analyzed table."""
+    project = manifest.get("metadata", {}).get("project_name") or "dbt"
+    docs = manifest.setdefault("docs", {})
+    own = docs.get(f"doc.{project}.__overview__") or docs.get("doc.dbt.__overview__") or {}
+    lines = ["## Statistics (dbt_analyze)", "",
+             "| table | rows | size | partitions | last analyzed | data since | last run | rows scanned | scan ms |",
+             "|---|---:|---:|---:|---|---|---|---:|---:|"]
+    for key in sorted(tables):
+        table, check, run = tables[key], (staleness.get(key) or [None])[0], (runs.get(key) or [{}])[0]
+        lines.append("| " + " | ".join([
+            escape(f"{key[0]}.{key[1]}"), number(table.get("row_count")), human_bytes(table.get("size_bytes")),
+            number(table.get("partition_count")), escape(table.get("collected_at")), escape(check["status"]) if check else "not checked",
+            escape(run.get("status")), number(run.get("rows_scanned")), number(run.get("scan_ms"))]) + " |")
+    contents = own.get("block_contents", "")
+    docs[f"doc.{project}.__overview__"] = {
+        **own, "name": "__overview__", "resource_type": "doc", "package_name": project, "unique_id": f"doc.{project}.__overview__",
+        "path": own.get("path", "overview.md"), "original_file_path": own.get("original_file_path", "overview.md"),
+        "block_contents": (contents.split("\n\n## Statistics (dbt_analyze)")[0] + "\n\n" + "\n".join(lines)).strip()}
+
+
+def generate(dbt_args: List[str]) -> int:
+    """``dbt docs generate`` with the statistics; returns a process exit code."""
+    from dbt.cli.main import dbtRunner
+
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--project-dir", default=".")
+    options.add_argument("--target-path", default=None)
+    known, _ = options.parse_known_args(dbt_args)
+    target = Path(known.target_path) if known.target_path else Path(known.project_dir) / "target"
+    target.mkdir(parents=True, exist_ok=True)
+    statistics_path = (target / "dbt_analyze_statistics.json").resolve()
+
+    runner = dbtRunner()
+    dumped = runner.invoke(["run-operation", "docs_statistics", "--args", json.dumps({"path": str(statistics_path)}), *dbt_args])
+    if not dumped.success:
+        print("dbt-analyze: reading the statistics failed", file=sys.stderr)
+        return 1
+    generated = runner.invoke(["docs", "generate", *dbt_args])
+    if not generated.success:
+        return 1
+    manifest_path, catalog_path = target / "manifest.json", target / "catalog.json"
+    manifest, catalog = json.loads(manifest_path.read_text()), json.loads(catalog_path.read_text())
+    annotated = annotate(manifest, catalog, json.loads(statistics_path.read_text()))
+    manifest_path.write_text(json.dumps(manifest))
+    catalog_path.write_text(json.dumps(catalog))
+    print(f"dbt-analyze: statistics added to the docs of {len(annotated)} node(s) in {target}")
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] != ["docs", "generate"]:
+        print("usage: dbt-analyze docs generate [dbt docs generate options]", file=sys.stderr)
+        return 2
+    return generate(argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

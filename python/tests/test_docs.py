@@ -1,0 +1,68 @@
+"""The docs annotation on plain manifest and catalog dicts: added, never replacing the user's text."""
+
+import copy
+
+from dbt_analyze.docs import SECTION, annotate
+
+STATISTICS = {
+    "tables": [{"table_schema": "analytics", "table_name": "orders", "row_count": 4, "size_bytes": 2048, "file_count": 2,
+                "collected_at": "2026-11-22 07:00:00.000000"}],
+    "columns": [{"table_schema": "analytics", "table_name": "orders", "column_name": "amount", "data_type": "double",
+                 "null_count": 1, "distinct_count": 3, "min_value": "1.0", "max_value": "9.5"}],
+    "histograms": [{"table_schema": "analytics", "table_name": "orders", "column_name": "amount", "bin": i,
+                    "lower_bound": str(i), "upper_bound": str(i + 1), "row_count": 1.0} for i in range(3)],
+    "top_values": [{"table_schema": "analytics", "table_name": "orders", "column_name": "amount", "rank": 1, "value": "1.0", "frequency": 2}],
+    "staleness": [{"table_schema": "analytics", "table_name": "orders", "partition_spec": "", "status": "fresh"}],
+    "runs": [{"table_schema": "analytics", "table_name": "orders", "status": "succeeded", "rows_scanned": 4, "scan_ms": 120}],
+}
+
+
+def project():
+    manifest = {
+        "metadata": {"project_name": "shop"},
+        "nodes": {
+            "model.shop.orders": {"resource_type": "model", "name": "orders", "schema": "analytics", "alias": "orders",
+                                  "description": "Orders, one row each.",
+                                  "columns": {"amount": {"name": "amount", "description": "In euros."}}},
+            "model.shop.other": {"resource_type": "model", "name": "other", "schema": "analytics", "alias": "other",
+                                 "description": "Untouched.", "columns": {}},
+        },
+        "sources": {},
+        "docs": {"doc.dbt.__overview__": {"block_contents": "Welcome!", "name": "__overview__"}},
+    }
+    catalog = {"nodes": {"model.shop.orders": {"stats": {"rows": {"id": "rows", "value": 0, "include": True}}},
+                         "model.shop.other": {"stats": {"rows": {"id": "rows", "value": 0, "include": True}}}}, "sources": {}}
+    return manifest, catalog
+
+
+def test_statistics_are_added_after_the_users_text():
+    manifest, catalog = project()
+    assert annotate(manifest, catalog, STATISTICS) == ["model.shop.orders"]
+    orders = manifest["nodes"]["model.shop.orders"]
+    assert orders["description"].startswith("Orders, one row each.\n\n" + SECTION)
+    assert "**Rows** 4" in orders["description"] and "data:image/svg+xml;base64," in orders["description"]
+    assert "Top values: 1.0 (2)" in orders["description"]
+    assert orders["columns"]["amount"]["description"].startswith("In euros.\n\nStatistics (dbt_analyze): nulls 25.0%, distinct 3")
+    assert catalog["nodes"]["model.shop.orders"]["stats"]["rows"]["value"] == 4
+
+
+def test_nodes_without_statistics_are_left_as_they_were():
+    manifest, catalog = project()
+    before = copy.deepcopy((manifest["nodes"]["model.shop.other"], catalog["nodes"]["model.shop.other"]))
+    annotate(manifest, catalog, STATISTICS)
+    assert (manifest["nodes"]["model.shop.other"], catalog["nodes"]["model.shop.other"]) == before
+
+
+def test_the_overview_keeps_its_text_and_lists_the_tables():
+    manifest, catalog = project()
+    annotate(manifest, catalog, STATISTICS)
+    overview = manifest["docs"]["doc.shop.__overview__"]["block_contents"]
+    assert overview.startswith("Welcome!") and "| analytics.orders | 4 | 2.0 KiB |" in overview
+
+
+def test_annotating_twice_replaces_instead_of_repeating():
+    manifest, catalog = project()
+    annotate(manifest, catalog, STATISTICS)
+    once = copy.deepcopy(manifest)
+    annotate(manifest, catalog, STATISTICS)
+    assert manifest == once
