@@ -76,3 +76,12 @@ def test_statistics_overview_summarizes_each_table(spark, built):
     assert overview["last_run_status"] == "succeeded" and overview["last_run_rows_scanned"] == 7
     assert overview["last_run_scan_ms"] is not None and overview["last_run_sketch_bytes"] > 0
     assert overview["freshness"] in ("unchecked", "fresh")
+
+
+def test_post_hook_with_publish_puts_statistics_into_sparks_catalog(spark, built):
+    # the model is rebuilt by every build, which drops Spark's catalog statistics: the hook publishes again
+    described = {r["col_name"]: r["data_type"] for r in rows(spark, "describe table extended analytics.orders")}
+    assert described["Statistics"].endswith(" 7 rows")
+    column = {r["info_name"]: r["info_value"] for r in rows(spark, "describe extended analytics.orders amount")}
+    assert column["num_nulls"] == "1" and column["max"] == "100.00" and column["histogram"] != "NULL"
+    assert "published the statistics of analytics.orders" in built.log
