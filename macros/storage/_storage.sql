@@ -73,17 +73,40 @@
     {%- endfor -%}
     {%- do run_query('create table if not exists ' ~ dbt_analyze._storage_relation(name) ~ ' (' ~ columns | join(', ') ~ ') using parquet') -%}
   {%- endfor -%}
-  {#- Older storage: run events gain the columns added since, and the runs view is redefined. -#}
-  {%- if 'analyze_run_events' in existing -%}
-    {%- set present = run_query('describe table ' ~ dbt_analyze._storage_relation('analyze_run_events')).columns[0].values() | list -%}
-    {%- set missing = [] -%}
-    {%- for column, type in dbt_analyze._storage_columns('analyze_run_events') if column not in present -%}
-      {%- do missing.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
+  {#- Storage of an older version (the version is a property of analyze_run_events): every table
+      gains the columns added since (older rows read NULL there), appended or by a rebuild when
+      they belong in between, and every view is redefined. -#}
+  {%- set version = dbt_analyze._storage_version() -%}
+  {%- set events = dbt_analyze._storage_relation('analyze_run_events') -%}
+  {%- if 'analyze_run_events' in existing
+         and run_query("show tblproperties " ~ events ~ " ('dbt_analyze.storage_version')")[0][-1] != version -%}
+    {%- for name in dbt_analyze._history_tables() + ['analyze_run_events', 'partition_states', 'staleness_checks'] if name in existing -%}
+      {%- set present = run_query('describe table ' ~ dbt_analyze._storage_relation(name)).columns[0].values() | list -%}
+      {%- set expected = dbt_analyze._storage_columns(name) -%}
+      {%- if present != (expected | map('first') | list)[:present | length] -%}
+        {#- Columns were added in between: the writes are positional, so the table is rebuilt. -#}
+        {%- set rebuilt = dbt_analyze._storage_relation(name ~ '__rebuilt') -%}
+        {%- set columns = [] -%}
+        {%- set values = [] -%}
+        {%- for column, type in expected -%}
+          {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
+          {%- do values.append(dbt_analyze._quote_identifier(column) if column in present else 'cast(null as ' ~ type ~ ')') -%}
+        {%- endfor -%}
+        {%- do run_query('drop table if exists ' ~ rebuilt) -%}
+        {%- do run_query('create table ' ~ rebuilt ~ ' (' ~ columns | join(', ') ~ ') using parquet') -%}
+        {%- do run_query('insert into ' ~ rebuilt ~ ' select ' ~ values | join(', ') ~ ' from ' ~ dbt_analyze._storage_relation(name)) -%}
+        {%- do run_query('drop table ' ~ dbt_analyze._storage_relation(name)) -%}
+        {%- do run_query('alter table ' ~ rebuilt ~ ' rename to ' ~ dbt_analyze._storage_relation(name)) -%}
+      {%- elif present | length < expected | length -%}
+        {%- set missing = [] -%}
+        {%- for column, type in expected[present | length:] -%}
+          {%- do missing.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
+        {%- endfor -%}
+        {%- do run_query('alter table ' ~ dbt_analyze._storage_relation(name) ~ ' add columns (' ~ missing | join(', ') ~ ')') -%}
+      {%- endif -%}
     {%- endfor -%}
-    {%- if missing -%}
-      {%- do run_query('alter table ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' add columns (' ~ missing | join(', ') ~ ')') -%}
-      {%- do existing.remove('analyze_runs') if 'analyze_runs' in existing -%}
-    {%- endif -%}
+    {{ log('dbt_analyze: statistics tables in ' ~ schema ~ ' upgraded to storage version ' ~ version, info=True) }}
+    {%- set existing = existing | reject('in', ['analyze_runs', 'table_staleness'] + dbt_analyze._history_tables() | map('replace', '_history', '') | list) | list -%}
   {%- endif -%}
   {%- if 'analyze_runs' not in existing -%}
     {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('analyze_runs') ~ ' as ' ~ dbt_analyze._analyze_runs_sql()) -%}
@@ -94,7 +117,13 @@
   {%- for history in dbt_analyze._history_tables() if history[:-8] not in existing -%}
     {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation(history[:-8]) ~ ' as ' ~ dbt_analyze._current_rows_sql(history)) -%}
   {%- endfor -%}
+  {%- do run_query('alter table ' ~ events ~ " set tblproperties ('dbt_analyze.storage_version' = '" ~ version ~ "')") if 'analyze_runs' not in existing -%}
   {{ return('') }}
+{% endmacro %}
+
+{#- Raised whenever a storage table gains a column: older statistics schemas are upgraded in place. -#}
+{% macro _storage_version() %}
+  {{ return('2') }}
 {% endmacro %}
 
 {#- One row per run: started, finished, status (running | succeeded | failed) and its metrics. -#}
