@@ -110,13 +110,12 @@
   {%- endif -%}
   {%- set scan_sql = dbt_analyze._scan_sql(plan, to_scan, run.run_id) if to_scan else none -%}
   {%- set merge = dbt_analyze._merge_statements(plan, run.run_id, scan_columns and request.sketches == 'full') -%}
-  {%- set states_view, cache_sql, merge_sqls = merge.states_view, merge.cache_sql, merge.merge_sqls -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': skipped, 'dropped': dropped,
                      'columns': scan_columns | map(attribute='name') | list} -%}
   {%- if run.dry_run -%}
     {{ log('-- dbt_analyze dry run for ' ~ name ~ ': scan ' ~ to_scan | length ~ ' partition(s), skip ' ~ skipped | length, info=True) }}
-    {{ log((scan_sql or '-- nothing to scan') ~ ';\n' ~ cache_sql ~ ';\n' ~ merge_sqls | join(';\n') ~ ';', info=True) }}
-    {%- do summary.update({'sql': [scan_sql, cache_sql] + merge_sqls}) -%}
+    {{ log((scan_sql or '-- nothing to scan') ~ ';\n' ~ merge.cache_sql ~ ';\n' ~ merge.merge_sqls | join(';\n') ~ ';', info=True) }}
+    {%- do summary.update({'sql': [scan_sql, merge.cache_sql] + merge.merge_sqls}) -%}
     {{ return(summary) }}
   {%- endif -%}
 
@@ -143,16 +142,10 @@
   {%- set merge_started = modules.datetime.datetime.utcnow() -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))', info=True) }}
   {%- set merge_mark = dbt_analyze._server_now() -%}
-  {%- do run_query(cache_sql) -%}
-  {%- set scanned = run_query("select coalesce(sum(if(column_name = '', row_count, 0)), 0), coalesce(sum(if(column_name = '', size_bytes, 0)), 0),"
-                              ~ ' coalesce(sum(coalesce(length(ndv_sketch), 0) + coalesce(length(quantile_sketch), 0) + coalesce(length(top_values_sketch.sketch), 0)), 0)'
-                              ~ ' from ' ~ states_view ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run.run_id)) -%}
-  {%- set st.rows = scanned[0][0] | int -%}
-  {%- set st.bytes = scanned[0][1] | int -%}
-  {%- set sketch_bytes = scanned[0][2] | int -%}
-  {%- for sql in merge_sqls -%}{%- do dbt_analyze._write_storage(sql) -%}{%- endfor -%}
-  {%- do run_query('uncache table if exists ' ~ states_view) -%}
-  {%- do run_query('drop view if exists ' ~ states_view) -%}
+  {%- set scanned = dbt_analyze._execute_merge(merge, run.run_id) -%}
+  {%- set st.rows = scanned.rows -%}
+  {%- set st.bytes = scanned.bytes -%}
+  {%- set sketch_bytes = scanned.sketch_bytes -%}
   {%- set merge_ms = dbt_analyze._elapsed_ms(merge_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
   {%- do dbt_analyze._write_event(run, 'succeeded', table, {
@@ -175,6 +168,19 @@
              'cache_sql': 'cache table ' ~ states_view ~ ' as ' ~ dbt_analyze._current_states_sql(plan, run_id, with_sketches=true),
              'merge_sqls': dbt_analyze._merge_sql(plan, run_id, states_view)
                            + (dbt_analyze._sketch_statistics_sql(plan, run_id, states_view) if with_sketch_statistics else [])}) }}
+{% endmacro %}
+
+{#- Runs a merge: caches the current states, writes the table's snapshot from them and drops the
+    cache. Returns what the run itself stored: {rows, bytes, sketch_bytes} of its own states. -#}
+{% macro _execute_merge(merge, run_id) %}
+  {%- do run_query(merge.cache_sql) -%}
+  {%- set own = run_query("select coalesce(sum(if(column_name = '', row_count, 0)), 0), coalesce(sum(if(column_name = '', size_bytes, 0)), 0),"
+                          ~ ' coalesce(sum(coalesce(length(ndv_sketch), 0) + coalesce(length(quantile_sketch), 0) + coalesce(length(top_values_sketch.sketch), 0)), 0)'
+                          ~ ' from ' ~ merge.states_view ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run_id))[0] -%}
+  {%- for sql in merge.merge_sqls -%}{%- do dbt_analyze._write_storage(sql) -%}{%- endfor -%}
+  {%- do run_query('uncache table if exists ' ~ merge.states_view) -%}
+  {%- do run_query('drop view if exists ' ~ merge.states_view) -%}
+  {{ return({'rows': own[0] | int, 'bytes': own[1] | int, 'sketch_bytes': own[2] | int}) }}
 {% endmacro %}
 
 {% macro _server_now() %}
@@ -202,10 +208,7 @@
       {%- do dbt_analyze._write_event(again, 'started', table) -%}
       {%- set merge = dbt_analyze._merge_statements(plan, again.run_id, with_sketch_statistics) -%}
       {%- set st.mark = dbt_analyze._server_now() -%}
-      {%- do run_query(merge.cache_sql) -%}
-      {%- for sql in merge.merge_sqls -%}{%- do dbt_analyze._write_storage(sql) -%}{%- endfor -%}
-      {%- do run_query('uncache table if exists ' ~ merge.states_view) -%}
-      {%- do run_query('drop view if exists ' ~ merge.states_view) -%}
+      {%- do dbt_analyze._execute_merge(merge, again.run_id) -%}
       {%- do dbt_analyze._write_event(again, 'succeeded', table, {'partitions_scanned': 0, 'notes': 'merged again after concurrent run(s) ' ~ others}) -%}
       {%- set st.run_id = again.run_id -%}
     {%- endif -%}
