@@ -14,6 +14,9 @@
     'dbt_analyze_full': false,
     'dbt_analyze_publish': false,
     'dbt_analyze_sample_seed': 42,
+    'dbt_analyze_propagation_accuracy': 'medium',
+    'dbt_analyze_function_rules': none,
+    'dbt_analyze_function_rules_file': none,
   }) }}
 {% endmacro %}
 

@@ -3,7 +3,8 @@
 
   The current table-level statistics of every analyzed table, as one JSON document for the docs
   (run by `dbt-analyze docs generate`, which puts them into the docs site): table rows, column
-  rows, histograms, top values, the latest staleness check and the last run of each table.
+  rows, histograms, top values, the latest staleness check and the last run of each table, and the
+  latest estimates of models' columns (estimate_statistics).
 -#}
 {% macro docs_statistics(path) %}
   {{ return(adapter.dispatch('docs_statistics', 'dbt_analyze')(path)) }}
@@ -16,17 +17,14 @@
         'columns': "select * from " ~ dbt_analyze._storage_relation('column_statistics') ~ " where partition_spec = ''",
         'histograms': "select * from " ~ dbt_analyze._storage_relation('column_histograms') ~ " where partition_spec = '' order by table_schema, table_name, column_name, bin",
         'top_values': "select * from " ~ dbt_analyze._storage_relation('column_top_values') ~ " where partition_spec = '' order by table_schema, table_name, column_name, rank",
+        'estimates': "select * from " ~ dbt_analyze._storage_relation('column_statistics_estimated') ~ " order by table_schema, table_name, column_name",
         'staleness': "select * from " ~ dbt_analyze._storage_relation('table_staleness') ~ " where partition_spec = ''",
         'runs': "select r.* from " ~ dbt_analyze._storage_relation('analyze_runs') ~ " r join (select table_schema, table_name, max(started_at) as started_at from "
                 ~ dbt_analyze._storage_relation('analyze_runs') ~ " group by all) l using (table_schema, table_name, started_at)",
       } -%}
   {%- set document = {} -%}
   {%- for name, sql in sources.items() -%}
-    {%- set found = [] -%}
-    {%- for row in run_query('select to_json(struct(*), ' ~ dbt_analyze._json_options_sql() ~ ') from (' ~ sql ~ ')') -%}
-      {%- do found.append(fromjson(row[0])) -%}
-    {%- endfor -%}
-    {%- do document.update({name: found}) -%}
+    {%- do document.update({name: dbt_analyze._json_rows(sql)}) -%}
   {%- endfor -%}
   {{ log('dbt_analyze: statistics of ' ~ document.tables | length ~ ' table(s) for the docs written to ' ~ adapter.dbt_analyze_write_text(path, tojson(document)), info=True) }}
 {% endmacro %}

@@ -19,6 +19,7 @@ from conftest import PROJECT, table_stats
 OUTPUT = PROJECT / "test-output"
 ORDERS = "model.dbt_analyze_integration_tests.orders"
 NEVER = "model.dbt_analyze_integration_tests.never_analyzed"
+SUMMARY = "model.dbt_analyze_integration_tests.purchases_enriched_summary"
 
 
 def chromium() -> str:
@@ -43,6 +44,8 @@ def site(spark, dbt):
     if not spark.catalog.tableExists("analytics_stats.table_statistics") or not table_stats(spark, "analytics.orders"):
         result = dbt("build", "--vars", "{events_day: 1}")
         assert result.success, result.error
+    estimated = dbt("run-operation", "estimate_statistics", "--args", "{select: [purchases_enriched, purchases_enriched_summary]}")
+    assert estimated.success, estimated.error
     assert main(["docs", "generate", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)]) == 0
     port = free_port()
     server = subprocess.Popen([str(Path(sys.executable).parent / "dbt"), "docs", "serve", "--port", str(port), "--no-browser",
@@ -93,6 +96,17 @@ def test_a_never_analyzed_models_page_is_unchanged(site):
     dom = render(f"{site}#!/model/{NEVER}")
     assert re.search(r"<h1>\s*<span[^>]*>never_analyzed</span>", dom)  # its page is the one shown
     assert not SECTION.search(dom) and 'alt="histogram of' not in dom
+
+
+def test_an_estimated_models_page_shows_its_estimates_marked_as_such(site):
+    dom = render(f"{site}#!/model/{SUMMARY}")
+    assert re.search(r"<h1>\s*<span[^>]*>purchases_enriched_summary</span>", dom)
+    # (when test_estimates.py ran first, the model was analyzed too: its measured section comes first)
+    section = dom[re.search(r"<h3[^>]*>Estimated statistics \(dbt_analyze\)</h3>", dom).start():]
+    assert "not measured" in section
+    # md5 of a column: 32 characters, accurate, from the analyzed purchases.customer
+    assert re.search(r"<td>customer_md5</td>\s*<td>string</td>\s*<td>accurate</td>", section)
+    assert "analytics.purchases.customer" in section
 
 
 def test_the_overview_lists_every_analyzed_table(site):

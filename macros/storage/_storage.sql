@@ -10,8 +10,10 @@
     column_statistics_history   the same per column
     column_quantiles_history, column_histograms_history, column_top_values_history
                                 the same, read off the merged sketches
+    column_statistics_estimated_history   per estimate_statistics run: models' estimated columns
   Views (also models of the package, so they can be ref()'d): analyze_runs and, for every
-  <name>_history table, <name> with the rows of each table's latest succeeded run.
+  <name>_history table, <name> with the rows of each table's latest succeeded run (of the latest
+  estimate for column_statistics_estimated).
 -#}
 {% macro _storage_columns(name) %}
   {%- set run = [('run_id', 'string')] -%}
@@ -38,6 +40,10 @@
     'column_histograms_history': run + target + [('column_name', 'string'), ('bin', 'int'), ('lower_bound', 'string'),
         ('upper_bound', 'string'), ('row_count', 'double'), ('distinct_count', 'bigint')],
     'column_top_values_history': run + target + [('column_name', 'string'), ('rank', 'int'), ('value', 'string'), ('frequency', 'bigint')],
+    'column_statistics_estimated_history': [('estimate_id', 'string'), ('estimated_at', 'timestamp'), ('table_schema', 'string'),
+        ('table_name', 'string'), ('column_name', 'string'), ('data_type', 'string'), ('row_count', 'bigint'), ('null_count', 'bigint'),
+        ('distinct_count', 'bigint'), ('min_value', 'string'), ('max_value', 'string'), ('avg_len', 'double'), ('max_len', 'bigint'),
+        ('accuracy', 'string'), ('derived_from', 'string')],
   } -%}
   {{ return(tables[name]) }}
 {% endmacro %}
@@ -66,7 +72,7 @@
   {%- set schema = dbt_analyze._stats_schema() -%}
   {%- do run_query('create schema if not exists ' ~ dbt_analyze._quote_identifier(schema)) -%}
   {%- set existing = run_query('show tables in ' ~ dbt_analyze._quote_identifier(schema)).columns[1].values() | map('lower') | list -%}
-  {%- for name in dbt_analyze._history_tables() + ['analyze_run_events', 'partition_states', 'staleness_checks'] if name not in existing -%}
+  {%- for name in dbt_analyze._history_tables() + dbt_analyze._plain_tables() if name not in existing -%}
     {%- set columns = [] -%}
     {%- for column, type in dbt_analyze._storage_columns(name) -%}
       {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
@@ -80,7 +86,7 @@
   {%- set events = dbt_analyze._storage_relation('analyze_run_events') -%}
   {%- if 'analyze_run_events' in existing
          and run_query("show tblproperties " ~ events ~ " ('dbt_analyze.storage_version')")[0][-1] != version -%}
-    {%- for name in dbt_analyze._history_tables() + ['analyze_run_events', 'partition_states', 'staleness_checks'] if name in existing -%}
+    {%- for name in dbt_analyze._history_tables() + dbt_analyze._plain_tables() if name in existing -%}
       {%- set present = run_query('describe table ' ~ dbt_analyze._storage_relation(name)).columns[0].values() | list -%}
       {%- set expected = dbt_analyze._storage_columns(name) -%}
       {%- if present != (expected | map('first') | list)[:present | length] -%}
@@ -106,13 +112,16 @@
       {%- endif -%}
     {%- endfor -%}
     {{ log('dbt_analyze: statistics tables in ' ~ schema ~ ' upgraded to storage version ' ~ version, info=True) }}
-    {%- set existing = existing | reject('in', ['analyze_runs', 'table_staleness'] + dbt_analyze._history_tables() | map('replace', '_history', '') | list) | list -%}
+    {%- set existing = existing | reject('in', ['analyze_runs', 'table_staleness', 'column_statistics_estimated'] + dbt_analyze._history_tables() | map('replace', '_history', '') | list) | list -%}
   {%- endif -%}
   {%- if 'analyze_runs' not in existing -%}
     {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('analyze_runs') ~ ' as ' ~ dbt_analyze._analyze_runs_sql()) -%}
   {%- endif -%}
   {%- if 'table_staleness' not in existing -%}
     {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('table_staleness') ~ ' as ' ~ dbt_analyze._table_staleness_sql()) -%}
+  {%- endif -%}
+  {%- if 'column_statistics_estimated' not in existing -%}
+    {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('column_statistics_estimated') ~ ' as ' ~ dbt_analyze._latest_estimates_sql()) -%}
   {%- endif -%}
   {%- for history in dbt_analyze._history_tables() if history[:-8] not in existing -%}
     {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation(history[:-8]) ~ ' as ' ~ dbt_analyze._current_rows_sql(history)) -%}
@@ -175,6 +184,20 @@
 {% macro _history_tables() %}
   {{ return(['table_statistics_history', 'column_statistics_history', 'column_quantiles_history',
              'column_histograms_history', 'column_top_values_history']) }}
+{% endmacro %}
+
+{#- Storage tables that are not snapshots of analyze runs. -#}
+{% macro _plain_tables() %}
+  {{ return(['analyze_run_events', 'partition_states', 'staleness_checks', 'column_statistics_estimated_history']) }}
+{% endmacro %}
+
+{#- The latest estimate of every estimated model's columns. -#}
+{% macro _latest_estimates_sql() %}
+  select e.*
+  from {{ dbt_analyze._storage_relation('column_statistics_estimated_history') }} e
+  join (select table_schema, table_name, max_by(estimate_id, estimated_at) as estimate_id
+        from {{ dbt_analyze._storage_relation('column_statistics_estimated_history') }} group by table_schema, table_name) latest
+    on e.estimate_id = latest.estimate_id and e.table_schema = latest.table_schema and e.table_name = latest.table_name
 {% endmacro %}
 
 {#- The latest staleness check of every analyzed table: per table ('') and partition, when its

@@ -18,6 +18,16 @@
 {#- JSON options that keep microseconds (to_json's default drops them). -#}
 {% macro _json_options_sql() %}{{ return("map('timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS')") }}{% endmacro %}
 
+{#- The rows of a query as dicts (through JSON: agate would turn arrays and maps into text);
+    sorted: by their JSON text, for documents that compare equal when their rows do. -#}
+{% macro _json_rows(sql, sorted=false) %}
+  {%- set parsed = [] -%}
+  {%- for row in run_query('select to_json(struct(*), ' ~ dbt_analyze._json_options_sql() ~ ') from (' ~ sql ~ ')' ~ (' order by 1' if sorted else '')) -%}
+    {%- do parsed.append(fromjson(row[0])) -%}
+  {%- endfor -%}
+  {{ return(parsed) }}
+{% endmacro %}
+
 {% macro _table_document(plan) %}
   {%- set table = plan.table -%}
   {%- set run_id = dbt_analyze._latest_run_id(table) -%}
@@ -38,10 +48,7 @@
       {%- set source = 'select * from ' ~ dbt_analyze._storage_relation(kind) ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run_id)
                        ~ ' and table_schema = ' ~ dbt_analyze._quote_literal(table.schema) ~ ' and table_name = ' ~ dbt_analyze._quote_literal(table.identifier) -%}
     {%- endif -%}
-    {%- set rows = run_query('select to_json(struct(*), ' ~ dbt_analyze._json_options_sql() ~ ') from (' ~ source ~ ') order by 1') -%}
-    {%- set parsed = [] -%}
-    {%- for row in rows -%}{%- do parsed.append(fromjson(row[0])) -%}{%- endfor -%}
-    {%- do document.rows.update({kind: parsed}) -%}
+    {%- do document.rows.update({kind: dbt_analyze._json_rows(source, sorted=true)}) -%}
   {%- endfor -%}
   {{ return(document) }}
 {% endmacro %}

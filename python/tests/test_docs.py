@@ -2,7 +2,7 @@
 
 import copy
 
-from dbt_analyze.docs import SECTION, annotate
+from dbt_analyze.docs import ESTIMATED_SECTION, SECTION, annotate
 
 STATISTICS = {
     "tables": [{"table_schema": "analytics", "table_name": "orders", "row_count": 4, "size_bytes": 2048, "file_count": 2,
@@ -65,4 +65,25 @@ def test_annotating_twice_replaces_instead_of_repeating():
     annotate(manifest, catalog, STATISTICS)
     once = copy.deepcopy(manifest)
     annotate(manifest, catalog, STATISTICS)
+    assert manifest == once
+
+
+ESTIMATES = [{"table_schema": "analytics", "table_name": "other", "column_name": "code", "data_type": "string", "row_count": 4,
+              "null_count": 0, "distinct_count": 3, "max_len": 32, "accuracy": "accurate",
+              "derived_from": "analytics.orders.amount", "estimated_at": "2026-11-22 08:00:00.000000"},
+             {"table_schema": "analytics", "table_name": "other", "column_name": "note", "accuracy": "unknown"}]
+
+
+def test_estimates_are_shown_as_estimates():
+    manifest, catalog = project()
+    assert annotate(manifest, catalog, {**STATISTICS, "estimates": ESTIMATES}) == ["model.shop.orders", "model.shop.other"]
+    other = manifest["nodes"]["model.shop.other"]
+    assert other["description"].startswith("Untouched.\n\n" + ESTIMATED_SECTION)
+    assert "not measured" in other["description"]
+    assert "| code | string | accurate | 4 | 0.0 | 3 |  |  |  | 32 | analytics.orders.amount |" in other["description"]
+    assert "| note |  | unknown |" in other["description"]
+    assert SECTION not in other["description"]
+    assert catalog["nodes"]["model.shop.other"]["stats"]["rows"]["value"] == 0, "estimates are not the catalog's numbers"
+    once = copy.deepcopy(manifest)
+    annotate(manifest, catalog, {**STATISTICS, "estimates": ESTIMATES})
     assert manifest == once

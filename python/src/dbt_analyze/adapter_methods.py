@@ -7,6 +7,9 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   returns ``'published'`` or why not.
 - ``dbt_analyze_write_text(path, text)`` / ``dbt_analyze_read_text(path)``: statistics documents
   of ``export_statistics`` and ``import_statistics``, on the machine that runs dbt.
+- ``dbt_analyze_estimate_statistics(payload_json)``: estimates of models' column statistics from
+  their compiled SQL (``target/compiled``) and their inputs' statistics; see
+  :mod:`dbt_analyze.estimate`.
 
 >>> register()
 True
@@ -48,7 +51,26 @@ def dbt_analyze_read_text(adapter: Any, path: str) -> str:
     return target.read_text(encoding="utf-8")
 
 
-METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text)
+def dbt_analyze_estimate_statistics(adapter: Any, payload_json: str) -> str:
+    """payload: models (unique_id, schema, name, package_name, original_file_path, depends_on),
+    statistics, rules (a mapping), rules_file, accuracy. Returns {rows, messages} as JSON."""
+    from dbt_analyze.estimate import estimate_models
+    from dbt_analyze.function_rules import FunctionRules
+
+    payload = json.loads(payload_json)
+    compiled_root = Path(adapter.config.project_root) / adapter.config.target_path / "compiled"
+    models = []
+    for model in payload["models"]:
+        path = compiled_root / model["package_name"] / model["original_file_path"]
+        models.append({**model, "sql": path.read_text(encoding="utf-8") if path.is_file() else None})
+    extra = [Path(adapter.config.project_root) / payload["rules_file"]] if payload.get("rules_file") else []
+    extra += [payload["rules"]] if payload.get("rules") else []
+    rules = FunctionRules.load(extra, payload.get("accuracy") or "medium")
+    rows, messages = estimate_models(models, payload.get("statistics", []), rules)
+    return json.dumps({"rows": rows, "messages": messages})
+
+
+METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text, dbt_analyze_estimate_statistics)
 
 
 def register() -> bool:

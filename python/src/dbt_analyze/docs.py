@@ -7,6 +7,8 @@ the same arguments, and then adds to ``target/manifest.json`` and ``target/catal
 - on each analyzed model, seed, snapshot or source: a "Statistics (dbt_analyze)" section after the
   description (row count, size, files, partitions, last analyzed, fresh or stale; a column table;
   a histogram picture and the top values per column), and a short line on each column;
+- on each model with estimates (``estimate_statistics``): an "Estimated statistics" section, every
+  number marked as an estimate with its accuracy and the analyzed columns it comes from;
 - the catalog's row count and size from our statistics (Spark's catalog says ``rows: 0`` for
   tables it never analyzed), with files, partitions and last analyzed beside them;
 - on the project's overview page: every analyzed table with its freshness and last run.
@@ -32,6 +34,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 from dbt_analyze.histogram_svg import histogram_svg
 
 SECTION = "### Statistics (dbt_analyze)"
+ESTIMATED_SECTION = "### Estimated statistics (dbt_analyze)"
 COLUMN_PREFIX = "Statistics (dbt_analyze): "  # plain text: dbt docs shows column descriptions unrendered in its table
 Key = Tuple[str, str]
 
@@ -111,6 +114,28 @@ def model_section(table: Dict[str, Any], columns: List[Dict[str, Any]], histogra
     return "\n".join(lines)
 
 
+def estimated_section(estimates: List[Dict[str, Any]]) -> str:
+    """The markdown section of a model's estimated column statistics.
+
+    >>> estimated_section([{"column_name": "h", "data_type": "string", "row_count": 10, "null_count": 1,
+    ...                     "distinct_count": 4, "accuracy": "accurate", "derived_from": "s.t.c"}]).splitlines()[6]
+    '| h | string | accurate | 10 | 10.0 | 4 |  |  |  |  | s.t.c |'
+    """
+    when = str((estimates[0] if estimates else {}).get("estimated_at") or "")[:19]
+    lines = [ESTIMATED_SECTION, "",
+             f"Estimated from the inputs' statistics by estimate_statistics ({escape(when)} UTC), not measured; blank: not estimated.", "",
+             "| column | type | accuracy | rows | null % | distinct | min | max | avg len | max len | derived from |",
+             "|---|---|---|---:|---:|---:|---|---|---:|---:|---|"]
+    for column in estimates:
+        rows, nulls = column.get("row_count"), column.get("null_count")
+        share = f"{100.0 * nulls / rows:.1f}" if rows and nulls is not None else ""
+        lines.append("| " + " | ".join([
+            escape(column["column_name"]), escape(column.get("data_type")), escape(column.get("accuracy")), number(rows), share,
+            number(column.get("distinct_count")), escape(column.get("min_value")), escape(column.get("max_value")),
+            number(column.get("avg_len")), number(column.get("max_len")), escape(column.get("derived_from"))]) + " |")
+    return "\n".join(lines)
+
+
 def column_line(column: Dict[str, Any], rows: Optional[int]) -> str:
     """The short statistics line added to a column's description."""
     parts = []
@@ -125,8 +150,10 @@ def column_line(column: Dict[str, Any], rows: Optional[int]) -> str:
 
 def appended(text: Optional[str], addition: str) -> str:
     """The user's text kept, ours after it (once: a previous addition is replaced)."""
-    text = (text or "").split("\n\n" + SECTION)[0].split("\n\n" + COLUMN_PREFIX)[0]
-    if text.startswith((SECTION, COLUMN_PREFIX)):
+    text = text or ""
+    for heading in (SECTION, ESTIMATED_SECTION, COLUMN_PREFIX):
+        text = text.split("\n\n" + heading)[0]
+    if text.startswith((SECTION, ESTIMATED_SECTION, COLUMN_PREFIX)):
         text = ""
     return (text + "\n\n" + addition).strip() if text else addition
 
@@ -147,6 +174,7 @@ def annotate(manifest: Dict[str, Any], catalog: Dict[str, Any], statistics: Dict
     """Add the statistics to a manifest and catalog (in place); returns the nodes annotated."""
     tables = {key: rows[0] for key, rows in by_table(statistics.get("tables", [])).items()}
     columns, staleness, runs = by_table(statistics.get("columns", [])), by_table(statistics.get("staleness", [])), by_table(statistics.get("runs", []))
+    estimates = by_table(statistics.get("estimates", []))
     histograms: Dict[Key, Dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for row in statistics.get("histograms", []):
         histograms[(row["table_schema"].lower(), row["table_name"].lower())][row["column_name"]].append(row)
@@ -160,13 +188,18 @@ def annotate(manifest: Dict[str, Any], catalog: Dict[str, Any], statistics: Dict
         if node.get("resource_type") not in ("model", "seed", "snapshot", "source"):
             continue
         key = relation_key(node)
+        if key not in tables and key not in estimates:
+            continue
+        sections = [estimated_section(estimates[key])] if key in estimates else []
         if key not in tables:
+            node["description"] = appended(node.get("description"), sections[0])
+            annotated.append(unique_id)
             continue
         table = tables[key]
         table_columns = columns.get(key, [])
-        node["description"] = appended(node.get("description"), model_section(
+        node["description"] = appended(node.get("description"), "\n\n".join([model_section(
             table, table_columns, histograms.get(key, {}), top_values.get(key, {}),
-            (staleness.get(key) or [None])[0], (runs.get(key) or [None])[0]))
+            (staleness.get(key) or [None])[0], (runs.get(key) or [None])[0])] + sections))
         documented = {name.lower(): name for name in node.get("columns", {})}
         for column in table_columns:
             line = column_line(column, table.get("row_count"))

@@ -1,0 +1,106 @@
+"""estimate_statistics: models' column statistics estimated from their inputs' statistics through
+the function rules, then checked against the statistics of the built models (q-error per accuracy
+level; the figures are written to test-output/estimation_q_errors.json)."""
+
+from __future__ import annotations
+
+import json
+import statistics as stats
+from pathlib import Path
+
+from conftest import PROJECT, analyze, column_stats, rows, table_stats
+
+MODELS = ["purchases_enriched", "purchases_filtered", "purchases_by_status", "purchases_enriched_summary"]
+
+
+def q_error(estimate: float, actual: float) -> float:
+    """max(est/true, true/est), both counted as at least 1 (a count of 0 and 1 are alike)."""
+    estimate, actual = max(float(estimate), 1.0), max(float(actual), 1.0)
+    return max(estimate / actual, actual / estimate)
+
+
+def estimates(spark) -> dict[tuple[str, str], dict]:
+    found = rows(spark, "select * from analytics_stats.column_statistics_estimated where table_schema = 'analytics'")
+    return {(r["table_name"], r["column_name"]): r for r in found}
+
+
+def test_estimates_against_the_built_models(dbt, spark):
+    built = dbt("run", "--select", "purchases")
+    assert built.success, built.error
+    compiled = dbt("compile", "--select", *MODELS)
+    assert compiled.success, compiled.error
+    result = dbt("run-operation", "estimate_statistics", "--args", json.dumps({"select": MODELS, "accuracy": "low"}))
+    assert result.success, result.error
+    assert "analytics.purchases_enriched_summary: 4 column(s) estimated" in result.log
+    estimated = estimates(spark)
+    assert {table for table, _ in estimated} == set(MODELS)
+
+    # what the rules promise exactly
+    enriched = {column: row for (table, column), row in estimated.items() if table == "purchases_enriched"}
+    assert enriched["customer_md5"]["max_len"] == 32 and enriched["customer_md5"]["accuracy"] == "accurate"
+    assert enriched["quantity_missing"]["distinct_count"] == 2 and enriched["quantity_missing"]["null_count"] == 0
+    assert enriched["purchase_year"]["min_value"] == enriched["purchase_year"]["max_value"] == "2024"
+    assert enriched["amount_class"]["distinct_count"] == 3
+    assert enriched["purchase_id"]["derived_from"] == "analytics.purchases.purchase_id"
+    assert enriched["status_customer"]["accuracy"] == "medium"
+    summary = {column: row for (table, column), row in estimated.items() if table == "purchases_enriched_summary"}
+    assert summary["customer_md5"]["max_len"] == 32, "estimated from purchases_enriched's estimates"
+    assert estimated[("purchases_by_status", "status")]["row_count"] == 4
+
+    # the same models built and analyzed for real
+    built = dbt("run", "--select", *MODELS)
+    assert built.success, built.error
+    by_level: dict[str, dict[str, list[float]]] = {}
+    for model in MODELS:
+        assert analyze(dbt, relation=f"analytics.{model}", columns="all").success
+        actual_rows = table_stats(spark, f"analytics.{model}")[""]["row_count"]
+        actual = column_stats(spark, f"analytics.{model}")
+        for (table, column), estimate in estimated.items():
+            if table != model or estimate["accuracy"] == "unknown":
+                continue
+            truth = actual[column]
+            level = by_level.setdefault(estimate["accuracy"], {"distinct_count": [], "null_fraction": [], "row_count": []})
+            if estimate["distinct_count"] is not None:
+                level["distinct_count"].append(q_error(estimate["distinct_count"], truth["distinct_count"]))
+            if estimate["null_count"] is not None:
+                # null fraction compared through null counts at the true row count
+                fraction = estimate["null_count"] / estimate["row_count"] if estimate["row_count"] else 0
+                level["null_fraction"].append(q_error(fraction * actual_rows, truth["null_count"]))
+            if estimate["row_count"] is not None:
+                level["row_count"].append(q_error(estimate["row_count"], actual_rows))
+    report = {level: {measure: {"columns": len(values), "median": round(stats.median(values), 3), "max": round(max(values), 3)}
+                      for measure, values in measures.items() if values}
+              for level, measures in sorted(by_level.items())}
+    output = PROJECT / "test-output"
+    output.mkdir(exist_ok=True)
+    (output / "estimation_q_errors.json").write_text(json.dumps(report, indent=2))
+    print(json.dumps(report, indent=2))
+    for level in ("accurate", "high"):
+        for measure in ("distinct_count", "null_fraction"):
+            assert report[level][measure]["median"] <= 1.1, (level, measure, report[level])
+
+
+def test_unknown_where_nothing_can_be_estimated(dbt, spark):
+    """A model over a table without statistics (a seed): every column unknown, nothing guessed;
+    a literal is known exactly all the same."""
+    assert dbt("compile", "--select", "never_analyzed", "customers").success
+    result = dbt("run-operation", "estimate_statistics", "--args", json.dumps({"select": ["never_analyzed", "customers"]}))
+    assert result.success, result.error
+    found = estimates(spark)
+    customers = {column: row for (table, column), row in found.items() if table == "customers"}
+    assert {column: row["accuracy"] for column, row in customers.items()} == {
+        "customer": "unknown", "total_amount": "unknown", "ever_paid": "unknown",
+        "order_count": "low"}  # count(*) is a bigint: its width is all that is known
+    assert all(row["distinct_count"] is None and row["null_count"] is None and row["row_count"] is None for row in customers.values())
+    assert customers["order_count"]["max_len"] == 8
+    literal = found[("never_analyzed", "id")]
+    assert (literal["accuracy"], literal["row_count"], literal["distinct_count"], literal["null_count"]) == ("accurate", 1, 1, 0)
+
+
+def test_bad_requests_are_named(dbt):
+    result = dbt("run-operation", "estimate_statistics", "--args", json.dumps({"select": ["no_such_model"]}))
+    assert not result.success and "no SQL model named no_such_model" in result.error
+    result = dbt("run-operation", "estimate_statistics", "--args", json.dumps({"select": "purchases", "accuracy": "roughly"}))
+    assert not result.success and "'roughly' is not one of" in result.error
+    result = dbt("run-operation", "estimate_statistics", "--args", json.dumps({"accuracy": "none"}))
+    assert result.success and "propagation is off" in result.log

@@ -1,0 +1,1 @@
+{{ dbt_analyze._latest_estimates_sql() }}

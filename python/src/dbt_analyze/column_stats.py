@@ -1,0 +1,168 @@
+"""Column statistics as values that estimates are computed with.
+
+Statistics tables hold min and max as text; here they are typed (int, Decimal, float, date,
+datetime, bool or str) so that functions can be applied to them, and turned back into the text
+Spark shows.
+
+>>> stats = ColumnStats.from_row({"data_type": "date", "null_count": 1, "distinct_count": 3,
+...                               "min_value": "2024-01-01", "max_value": "2024-01-03"}, row_count=4)
+>>> stats.null_fraction, stats.min
+(0.25, datetime.date(2024, 1, 1))
+>>> format_value(stats.max)
+'2024-01-03'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import math
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any, Optional
+
+ACCURACY_LEVELS = ("low", "medium", "high", "accurate")
+STATISTICS = ("distinct_count", "null_fraction", "min", "max", "avg_len", "max_len")
+INTEGER_TYPES = ("tinyint", "smallint", "int", "bigint")
+# Spark's defaultSize of fixed-width types: what its ANALYZE reports as their avg and max length.
+TYPE_WIDTHS = {"boolean": 1, "tinyint": 1, "smallint": 2, "int": 4, "bigint": 8, "float": 4,
+               "double": 8, "date": 4, "timestamp": 8, "timestamp_ntz": 8}
+
+
+def lowest_accuracy(*levels: Optional[str]) -> Optional[str]:
+    """The least trustworthy of some accuracy levels (None: unknown, the lowest of all).
+
+    >>> lowest_accuracy("accurate", "medium", "high")
+    'medium'
+    """
+    if any(level is None for level in levels):
+        return None
+    return min(levels, key=ACCURACY_LEVELS.index) if levels else "accurate"
+
+
+def base_type(data_type: Optional[str]) -> Optional[str]:
+    """A Spark type name without its parameters: decimal(10,2) -> decimal."""
+    return re.sub(r"\(.*", "", data_type or "").strip().lower() or None
+
+
+def type_width(data_type: Optional[str]) -> Optional[int]:
+    """Spark's width of a fixed-width type in bytes; None for strings and unknown types.
+
+    >>> type_width("decimal(10,2)"), type_width("decimal(38,0)"), type_width("string")
+    (8, 16, None)
+    """
+    base = base_type(data_type)
+    if base == "decimal":
+        precision = re.search(r"\((\d+)", data_type or "")
+        return 8 if precision and int(precision.group(1)) <= 18 else 16
+    return TYPE_WIDTHS.get(base or "")
+
+
+def parse_value(text: Any, data_type: Optional[str]) -> Any:
+    """The typed value of a statistics table's text; None when it cannot be read."""
+    if text is None or isinstance(text, (int, float, Decimal, datetime.date, bool)) and not isinstance(text, str):
+        return text
+    text = str(text)
+    base = base_type(data_type)
+    try:
+        if base in INTEGER_TYPES:
+            return int(text)
+        if base == "decimal":
+            return Decimal(text)
+        if base in ("float", "double"):
+            return float(text)
+        if base == "date":
+            return datetime.date.fromisoformat(text[:10])
+        if base in ("timestamp", "timestamp_ntz"):
+            return datetime.datetime.fromisoformat(text.replace("T", " ").rstrip("Z"))
+        if base == "boolean":
+            return text.lower() == "true"
+    except (ValueError, InvalidOperation):
+        return None
+    return text
+
+
+def format_value(value: Any) -> Optional[str]:
+    """A typed value as Spark shows it."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    return str(value)
+
+
+def as_number(value: Any) -> Optional[float]:
+    """A value on a number line (dates as days, timestamps as seconds), for interpolation."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, datetime.datetime):
+        return value.replace(tzinfo=datetime.timezone.utc).timestamp()
+    if isinstance(value, datetime.date):
+        return float(value.toordinal())
+    if isinstance(value, (int, float, Decimal)):
+        number = float(value)
+        return number if math.isfinite(number) else None
+    return None
+
+
+@dataclasses.dataclass
+class ColumnStats:
+    """What is known of one column; None is unknown.
+
+    ``accuracy`` is how far the numbers can be trusted (measured columns are ``accurate``);
+    ``derived_from`` names the analyzed columns they come from; ``constant`` marks a literal.
+    Histograms and top values come along only for columns read unchanged from an analyzed table.
+    """
+
+    data_type: Optional[str] = None
+    null_fraction: Optional[float] = None
+    distinct_count: Optional[float] = None
+    min: Any = None
+    max: Any = None
+    avg_len: Optional[float] = None
+    max_len: Optional[float] = None
+    accuracy: Optional[str] = "accurate"
+    derived_from: tuple = ()
+    constant: bool = False
+    histogram: Optional[list] = None
+    top_values: Optional[list] = None
+
+    @classmethod
+    def from_row(cls, row: dict, row_count: Optional[float], histogram=None, top_values=None) -> "ColumnStats":
+        """From a column_statistics row (and the table's row count)."""
+        data_type = row.get("data_type")
+        nulls = row.get("null_count")
+        return cls(
+            data_type=data_type,
+            null_fraction=(nulls / row_count if row_count else 0.0) if nulls is not None and row_count is not None else None,
+            distinct_count=row.get("distinct_count"),
+            min=parse_value(row.get("min_value"), data_type),
+            max=parse_value(row.get("max_value"), data_type),
+            avg_len=row.get("avg_len"),
+            max_len=row.get("max_len"),
+            histogram=histogram,
+            top_values=top_values,
+        )
+
+    @classmethod
+    def literal(cls, value: Any, data_type: Optional[str]) -> "ColumnStats":
+        """A constant: one value (none for NULL) on every row."""
+        if value is None:
+            return cls(data_type=data_type, null_fraction=1.0, distinct_count=0, constant=True)
+        width = type_width(data_type) or len(str(value).encode("utf-8"))
+        return cls(data_type=data_type, null_fraction=0.0, distinct_count=1, min=value, max=value,
+                   avg_len=width, max_len=width, constant=True)
+
+    @classmethod
+    def unknown(cls, data_type: Optional[str] = None, derived_from: tuple = ()) -> "ColumnStats":
+        return cls(data_type=data_type, accuracy=None, derived_from=derived_from)
+
+    def is_known(self) -> bool:
+        return self.accuracy is not None and any(getattr(self, name) is not None for name in STATISTICS)
+
+    def replace(self, **changes: Any) -> "ColumnStats":
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,606 @@
+"""Estimate a query's column statistics from its inputs' statistics, without running it.
+
+The compiled SQL of a dbt model is parsed with sqlglot (Spark dialect) and qualified against the
+inputs' columns; statistics then flow through CTEs and subqueries, filters (scaled with the
+inputs' histograms and top values), GROUP BY keys, projections, casts, CASE and the scalar
+functions that have a rule (:mod:`dbt_analyze.function_rules`). Whatever cannot be estimated is
+unknown (None), and every estimate carries its accuracy and the analyzed columns it comes from.
+
+>>> orders = RelationStats(1000, {"status": ColumnStats("string", 0.0, 3, "new", "shipped", 6.2, 7,
+...                                                      derived_from=("shop.orders.status",))})
+>>> result = estimate_query("select upper(status) as s, md5(status) as h from shop.orders",
+...                         {("shop", "orders"): orders}, FunctionRules.load())
+>>> result.row_count, result.columns["s"].distinct_count, result.columns["h"].max_len
+(1000, 3, 32)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from decimal import Decimal
+from typing import Any, Optional
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.optimizer.qualify import qualify
+
+from dbt_analyze.column_stats import (ColumnStats, as_number, base_type, format_value, lowest_accuracy,
+                                      parse_value, type_width)
+from dbt_analyze.function_rules import FunctionRules, _cast
+
+# sqlglot's expression classes whose Spark function name differs from sqlglot's, and the order of
+# their arguments in Spark.
+FUNCTION_NAMES = {
+    exp.Substring: "substr", exp.SHA: "sha1", exp.TimestampTrunc: "date_trunc", exp.DateTrunc: "trunc",
+    exp.TsOrDsToDate: "to_date", exp.TsOrDsAdd: "date_add", exp.DayOfMonth: "day", exp.Trim: "trim",
+    exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.Neg: "negative",
+    exp.EQ: "=", exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=",
+    exp.And: "and", exp.Or: "or", exp.In: "in", exp.Between: "between", exp.Like: "like",
+    exp.NullSafeEQ: "=", exp.Not: "not",
+}
+SPARK_ARGUMENT_ORDER = {exp.TimestampTrunc: ("unit", "this"), exp.DateTrunc: ("this", "unit"), exp.TsOrDsAdd: ("this", "expression")}
+INTEGER_WIDTH = {"tinyint": 1, "smallint": 2, "int": 3, "bigint": 4}
+
+
+class EstimateError(ValueError):
+    """SQL that cannot be read; the message says why."""
+
+
+@dataclasses.dataclass
+class RelationStats:
+    """A relation's row count (None: unknown) and its columns' statistics, in output order."""
+
+    row_count: Optional[float]
+    columns: dict[str, ColumnStats]
+    row_accuracy: Optional[str] = "accurate"
+
+    @classmethod
+    def from_statistics(cls, schema: str, name: str, table: dict) -> "RelationStats":
+        """From the rows of the statistics tables: ``table`` has row_count, columns (column_statistics
+        rows), histograms and top_values (per column name, lists of rows)."""
+        rows = table.get("row_count")
+        columns = {}
+        for row in table.get("columns", []):
+            column = row["column_name"].lower()
+            data_type = row.get("data_type")
+            non_null = (rows or 0) - (row.get("null_count") or 0)
+            histogram = [{"lower": as_number(parse_value(bin_["lower_bound"], data_type)),
+                          "upper": as_number(parse_value(bin_["upper_bound"], data_type)),
+                          "row_count": bin_["row_count"], "distinct_count": bin_.get("distinct_count")}
+                         for bin_ in table.get("histograms", {}).get(column, [])]
+            if any(bin_["lower"] is None or bin_["upper"] is None for bin_ in histogram):
+                histogram = []
+            top_values = [{"value": item["value"], "share": item["frequency"] / non_null}
+                          for item in table.get("top_values", {}).get(column, []) if non_null > 0]
+            stats = ColumnStats.from_row(row, rows, histogram or None, top_values or None)
+            columns[column] = stats.replace(derived_from=(f"{schema}.{name}.{column}",))
+        return cls(rows, columns)
+
+    def lowered(self, accuracy: Optional[str]) -> "RelationStats":
+        return dataclasses.replace(self, columns={name: stats.replace(accuracy=lowest_accuracy(stats.accuracy, accuracy))
+                                                  for name, stats in self.columns.items()})
+
+
+def estimate_query(sql: str, inputs: dict[tuple[str, str], RelationStats], rules: FunctionRules) -> RelationStats:
+    """The estimated statistics of ``sql``'s result; ``inputs`` by (schema, table), lower case."""
+    try:
+        tree = sqlglot.parse_one(sql, read="spark")
+    except SqlglotError as error:
+        raise EstimateError(f"cannot parse the SQL: {str(error).splitlines()[0]}") from error
+    schema: dict[str, dict] = {}
+    for (database, table), relation in inputs.items():
+        schema.setdefault(database, {})[table] = {column: stats.data_type or "string"
+                                                 for column, stats in relation.columns.items()}
+    try:
+        tree = qualify(tree, schema=schema, dialect="spark", validate_qualify_columns=False,
+                       quote_identifiers=False, identify=False)
+    except SqlglotError as error:
+        raise EstimateError(f"cannot resolve the SQL's columns: {str(error).splitlines()[0]}") from error
+    return _Estimator(inputs, rules).query(tree, {})
+
+
+class _Estimator:
+    def __init__(self, inputs: dict[tuple[str, str], RelationStats], rules: FunctionRules):
+        self.inputs = inputs
+        self.rules = rules
+
+    # --- relations ---------------------------------------------------------------------------
+
+    def query(self, node: exp.Expression, ctes: dict[str, RelationStats]) -> RelationStats:
+        ctes = dict(ctes)
+        with_ = node.args.get("with_")
+        for cte in (with_.expressions if with_ else []):
+            ctes[cte.alias_or_name.lower()] = self.query(cte.this, ctes)
+        if isinstance(node, exp.Subquery):
+            return self.query(node.this, ctes)
+        if isinstance(node, exp.Union):
+            return self.union(node, ctes)
+        if not isinstance(node, exp.Select):
+            return RelationStats(None, {}, None)
+        scope = {}
+        from_ = node.args.get("from_")
+        sources = ([from_.this] if from_ else []) + [join.this for join in node.args.get("joins") or []]
+        for source in sources:
+            scope[source.alias_or_name.lower()] = self.source(source, ctes)
+        if not scope:  # SELECT without FROM: one row
+            rows, row_accuracy = 1, "accurate"
+        else:
+            rows = scope[next(iter(scope))].row_count if len(scope) == 1 else None
+            row_accuracy = scope[next(iter(scope))].row_accuracy if len(scope) == 1 else None
+        if len(scope) > 1:
+            # a join: which rows match is not estimated; columns keep bounds and distinct counts
+            # of their table (upper bounds now), null fractions are unknown
+            scope = {alias: dataclasses.replace(relation, row_count=None, columns={
+                name: stats.replace(null_fraction=None, histogram=None, top_values=None,
+                                    accuracy=lowest_accuracy(stats.accuracy, "low"))
+                for name, stats in relation.columns.items()}) for alias, relation in scope.items()}
+        where = node.args.get("where")
+        if where is not None:
+            scope, rows, row_accuracy = self.filter(scope, where.this, rows, row_accuracy)
+        group = node.args.get("group")
+        groups: dict[str, ColumnStats] = {}
+        if group is not None:
+            rows, row_accuracy, groups = self.group(scope, group.expressions, rows, row_accuracy)
+        if node.args.get("having") is not None:
+            rows, row_accuracy = None, None
+        columns = {}
+        for projection in node.expressions:
+            name = projection.alias_or_name.lower()
+            key = projection.unalias().sql("spark")
+            stats = groups.get(key) or self.expression(projection.unalias(), scope, rows, grouped=group is not None)
+            columns[name] = _with_rows(stats, rows, row_accuracy)
+        if node.args.get("distinct") is not None and rows is not None:
+            counts = [stats.distinct_count for stats in columns.values()]
+            rows = None if None in counts else min(rows, math.prod(max(count, 1) for count in counts))
+            row_accuracy = "low"
+        limit = node.args.get("limit")
+        if limit is not None and rows is not None:
+            try:
+                rows = min(rows, int(limit.expression.name))
+            except (AttributeError, ValueError):
+                rows = None
+            row_accuracy = lowest_accuracy(row_accuracy, "low")
+        return RelationStats(rows, columns, row_accuracy)
+
+    def source(self, node: exp.Expression, ctes: dict[str, RelationStats]) -> RelationStats:
+        if isinstance(node, exp.Table):
+            name = node.name.lower()
+            if not node.db and name in ctes:
+                return ctes[name]
+            found = self.inputs.get((node.db.lower(), name))
+            return found if found is not None else RelationStats(None, {}, None)
+        if isinstance(node, (exp.Subquery, exp.Select, exp.Union)):
+            return self.query(node, ctes)
+        return RelationStats(None, {}, None)
+
+    def union(self, node: exp.Union, ctes: dict[str, RelationStats]) -> RelationStats:
+        left, right = self.query(node.left, ctes), self.query(node.right, ctes)
+        distinct = node.args.get("distinct")
+        rows = None if None in (left.row_count, right.row_count) or distinct else left.row_count + right.row_count
+        columns = {}
+        for (name, a), b in zip(left.columns.items(), right.columns.values()):
+            stats = self.rules.apply("coalesce", [a.replace(null_fraction=None), b.replace(null_fraction=None)], rows)
+            if stats is not None and None not in (a.null_fraction, b.null_fraction, left.row_count, right.row_count) and rows:
+                stats.null_fraction = (a.null_fraction * left.row_count + b.null_fraction * right.row_count) / rows
+            columns[name] = stats.replace(accuracy=lowest_accuracy(stats.accuracy, "medium")) if stats else ColumnStats.unknown()
+        return RelationStats(rows, columns, lowest_accuracy(left.row_accuracy, right.row_accuracy) if rows else None)
+
+    def filter(self, scope: dict[str, RelationStats], condition: exp.Expression, rows: Optional[float],
+               row_accuracy: Optional[str]):
+        """Rows scaled by the predicates' selectivity (independent predicates); filtered columns narrowed."""
+        selectivity, accuracy, narrowed = 1.0, "accurate", {}
+        conjuncts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+        for predicate in conjuncts:
+            found = self.predicate(scope, predicate.unnest())
+            if found is None or not self.rules.allows(found[1]):
+                selectivity = None
+                break
+            fraction, level, (alias, column), stats = found
+            selectivity *= fraction
+            accuracy = lowest_accuracy(accuracy, level)
+            narrowed[(alias, column)] = stats
+        if selectivity is None or rows is None:
+            unknown = {alias: dataclasses.replace(relation, row_count=None, columns={
+                name: ColumnStats.unknown(stats.data_type, stats.derived_from) for name, stats in relation.columns.items()})
+                for alias, relation in scope.items()}
+            return unknown, None, None
+        if len({key for key in narrowed}) > 1:
+            accuracy = lowest_accuracy(accuracy, "medium")  # predicates on several columns: independence assumed
+        filtered_rows = rows * selectivity
+        out = {}
+        for alias, relation in scope.items():
+            columns = {}
+            for name, stats in relation.columns.items():
+                if (alias, name) in narrowed:
+                    columns[name] = narrowed[(alias, name)].replace(accuracy=lowest_accuracy(stats.accuracy, accuracy))
+                else:
+                    columns[name] = _sampled(stats, rows, selectivity)
+            out[alias] = dataclasses.replace(relation, row_count=filtered_rows, columns=columns)
+        return out, filtered_rows, lowest_accuracy(row_accuracy, accuracy)
+
+    def group(self, scope, keys: list[exp.Expression], rows: Optional[float], row_accuracy: Optional[str]):
+        """Rows = the keys' distinct combinations (NULL is a group); each key once per group."""
+        groups, counts = {}, []
+        for key in keys:
+            stats = self.expression(key, scope, rows)
+            if stats.distinct_count is None or stats.null_fraction is None:
+                counts = None
+                groups[key.sql("spark")] = stats
+                continue
+            if counts is not None:
+                counts.append(stats.distinct_count + (1 if stats.null_fraction > 0 else 0))
+            groups[key.sql("spark")] = stats
+        grouped_rows = None if counts is None or rows is None else min(math.prod(counts), rows)
+        accuracy = lowest_accuracy(row_accuracy, *(s.accuracy for s in groups.values()), "low" if len(keys) > 1 else "accurate")
+        for key, stats in groups.items():
+            if grouped_rows:
+                groups[key] = stats.replace(null_fraction=(1 / grouped_rows if stats.null_fraction else 0.0),
+                                            histogram=None, top_values=None,
+                                            accuracy=lowest_accuracy(stats.accuracy, accuracy))
+        return grouped_rows, accuracy if grouped_rows is not None else None, groups
+
+    # --- predicates ----------------------------------------------------------------------------
+
+    def predicate(self, scope, node: exp.Expression):
+        """(fraction of rows kept, accuracy, (alias, column), the column's statistics after it) or None."""
+        if isinstance(node, exp.Not) and isinstance(node.this, exp.Is) and isinstance(node.this.expression, exp.Null):
+            column, stats = self._column(scope, node.this.this)
+            if stats is None or stats.null_fraction is None:
+                return None
+            return 1 - stats.null_fraction, "accurate", column, stats.replace(null_fraction=0.0)
+        if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+            column, stats = self._column(scope, node.this)
+            if stats is None or stats.null_fraction is None:
+                return None
+            return stats.null_fraction, "accurate", column, ColumnStats(stats.data_type, 1.0, 0, derived_from=stats.derived_from)
+        if isinstance(node, exp.Between):
+            column, stats = self._column(scope, node.this)
+            low, high = (self._literal(node.args.get(side), stats) for side in ("low", "high"))
+            if stats is None or low is None or high is None:
+                return None
+            return self._range(column, stats, low, high, True, True)
+        if isinstance(node, exp.In) and not node.args.get("query"):
+            column, stats = self._column(scope, node.this)
+            values = [self._literal(value, stats) for value in node.expressions]
+            if stats is None or None in values:
+                return None
+            found = [self._equality(stats, value) for value in dict.fromkeys(values)]
+            if None in found:
+                return None
+            fraction = sum(share for share, _ in found) * (1 - (stats.null_fraction or 0))
+            present = [value for value, (share, _) in zip(dict.fromkeys(values), found) if share > 0]
+            return fraction, lowest_accuracy(*(level for _, level in found)), column, stats.replace(
+                null_fraction=0.0, distinct_count=len(present), min=min(present, default=None),
+                max=max(present, default=None), histogram=None, top_values=None)
+        comparisons = {exp.EQ: "=", exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
+        if type(node) in comparisons:
+            operator, left, right = comparisons[type(node)], node.this, node.expression
+            if isinstance(left, exp.Literal) or isinstance(left, exp.Boolean):
+                left, right = right, left
+                operator = {">": "<", ">=": "<=", "<": ">", "<=": ">="}.get(operator, operator)
+            column, stats = self._column(scope, left)
+            value = self._literal(right, stats)
+            if stats is None or value is None:
+                return None
+            non_null = 1 - (stats.null_fraction or 0)
+            if operator in ("=", "<>"):
+                found = self._equality(stats, value)
+                if found is None:
+                    return None
+                share, level = found
+                if operator == "=":
+                    return share * non_null, level, column, ColumnStats(
+                        stats.data_type, 0.0, 1 if share else 0, value, value, stats.avg_len, stats.max_len,
+                        derived_from=stats.derived_from)
+                return (1 - share) * non_null, level, column, stats.replace(
+                    null_fraction=0.0, distinct_count=max((stats.distinct_count or 1) - 1, 0), histogram=None, top_values=None)
+            low, high = (value, None) if operator in (">", ">=") else (None, value)
+            return self._range(column, stats, low, high, operator == ">=", operator == "<=")
+        return None
+
+    def _column(self, scope, node: exp.Expression):
+        if not isinstance(node, exp.Column):
+            return None, None
+        alias = node.table.lower()
+        relation = scope.get(alias) if alias else next(iter(scope.values()), None)
+        stats = relation.columns.get(node.name.lower()) if relation else None
+        if stats is None or stats.accuracy is None:
+            return None, None
+        return (alias or next(iter(scope)), node.name.lower()), stats
+
+    @staticmethod
+    def _literal(node: Optional[exp.Expression], stats: Optional[ColumnStats]) -> Any:
+        if stats is None or node is None:
+            return None
+        if isinstance(node, (exp.Cast, exp.TryCast)):
+            node = node.this
+        if isinstance(node, exp.Boolean):
+            return node.this
+        if isinstance(node, exp.Literal):
+            return parse_value(node.this, stats.data_type)
+        return None
+
+    @staticmethod
+    def _equality(stats: ColumnStats, value: Any) -> Optional[tuple[float, str]]:
+        """The share of non-null rows equal to ``value``: from top values, else the histogram bin,
+        else what the top values leave spread over the other distinct values."""
+        for item in stats.top_values or []:
+            if parse_value(item["value"], stats.data_type) == value:
+                return item["share"], "high"
+        if stats.min is not None and stats.max is not None:
+            try:
+                if value < stats.min or value > stats.max:
+                    return 0.0, "high"
+            except TypeError:
+                return None
+        number = as_number(value)
+        if stats.histogram and number is not None:
+            total = sum(bin_["row_count"] for bin_ in stats.histogram)
+            for bin_ in stats.histogram:
+                if bin_["lower"] <= number <= bin_["upper"] and total:
+                    return bin_["row_count"] / total / max(bin_["distinct_count"] or 1, 1), "high"
+        if stats.distinct_count:
+            top = stats.top_values or []
+            covered = sum(item["share"] for item in top)
+            rest = max((stats.distinct_count or 0) - len(top), 1)
+            return max(1 - covered, 0) / rest, "medium"
+        return None
+
+    @staticmethod
+    def _range(column, stats: ColumnStats, low: Any, high: Any, include_low: bool, include_high: bool):
+        """The share of rows within [low, high] from the histogram (interpolated within a bin), else
+        from min and max assuming uniform values."""
+        lo, hi = as_number(low), as_number(high)
+        if (low is not None and lo is None) or (high is not None and hi is None):
+            return None
+        non_null = 1 - (stats.null_fraction or 0)
+        narrowed_min = stats.min if low is None or (stats.min is not None and stats.min > low) else low
+        narrowed_max = stats.max if high is None or (stats.max is not None and stats.max < high) else high
+        if stats.histogram:
+            share, distinct, level = 0.0, 0.0, "high"
+            total = sum(bin_["row_count"] for bin_ in stats.histogram) or 1
+            for bin_ in stats.histogram:
+                overlap = _overlap(bin_["lower"], bin_["upper"], lo, hi)
+                share += bin_["row_count"] / total * overlap
+                distinct += (bin_["distinct_count"] or 0) * overlap
+        else:
+            low_bound, high_bound = as_number(stats.min), as_number(stats.max)
+            if low_bound is None or high_bound is None:
+                return None
+            share, level = _overlap(low_bound, high_bound, lo, hi), "medium"
+            distinct = (stats.distinct_count or 0) * share
+        if stats.distinct_count is not None:
+            distinct = min(max(round(distinct), 1 if share > 0 else 0), stats.distinct_count)
+        else:
+            distinct = None
+        return share * non_null, level, column, stats.replace(
+            null_fraction=0.0, distinct_count=distinct, min=narrowed_min, max=narrowed_max, histogram=None, top_values=None)
+
+    # --- expressions ---------------------------------------------------------------------------
+
+    def expression(self, node: exp.Expression, scope, rows: Optional[float], grouped: bool = False) -> ColumnStats:
+        node = node.unalias()
+        if isinstance(node, exp.Paren):
+            return self.expression(node.this, scope, rows, grouped)
+        if isinstance(node, exp.Column):
+            _, stats = self._column(scope, node)
+            if stats is None:
+                return ColumnStats.unknown()
+            if grouped:  # a column outside the GROUP BY keys in an aggregate query
+                return ColumnStats.unknown(stats.data_type, stats.derived_from)
+            return stats
+        if isinstance(node, exp.Null):
+            return ColumnStats.literal(None, None)
+        if isinstance(node, exp.Boolean):
+            return ColumnStats.literal(node.this, "boolean")
+        if isinstance(node, exp.Literal):
+            if node.is_string:
+                return ColumnStats.literal(node.this, "string")
+            text = node.this
+            if text.lstrip("-").isdigit():
+                return ColumnStats.literal(int(text), "int" if abs(int(text)) < 2 ** 31 else "bigint")
+            return ColumnStats.literal(Decimal(text), f"decimal({len(text.replace('.', '').lstrip('-'))},{len(text.split('.')[-1])})")
+        if isinstance(node, exp.Var):
+            return ColumnStats.literal(node.name, "string")
+        if isinstance(node, (exp.Cast, exp.TryCast)):
+            return self.cast(node, scope, rows, grouped)
+        if isinstance(node, exp.AggFunc):
+            return self.aggregate(node, scope, rows)
+        if isinstance(node, (exp.Case, exp.If)):
+            return self.conditional(node, scope, rows, grouped)
+        if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
+            return self.call("isnotnull", [node.this.this], scope, rows, grouped)
+        if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+            return self.call("isnull", [node.this], scope, rows, grouped)
+        if isinstance(node, (exp.Func, exp.Binary, exp.Unary, exp.Between, exp.In)):
+            name = FUNCTION_NAMES.get(type(node)) or (node.name if isinstance(node, exp.Anonymous) else node.sql_name())
+            return self.call(name.lower(), _arguments(node), scope, rows, grouped)
+        return ColumnStats.unknown(derived_from=_sources(node, scope))
+
+    def call(self, name: str, arguments: list[exp.Expression], scope, rows, grouped, output_type=None) -> ColumnStats:
+        args = [self.expression(argument, scope, rows, grouped) for argument in arguments]
+        result = self.rules.apply(name, args, rows, output_type)
+        if result is None:
+            return ColumnStats.unknown(output_type, tuple(dict.fromkeys(s for a in args for s in a.derived_from)))
+        return result
+
+    def cast(self, node: exp.Expression, scope, rows, grouped) -> ColumnStats:
+        target = node.to.sql("spark").lower()
+        source = self.expression(node.this, scope, rows, grouped)
+        if source.constant:
+            value = format_value(source.min) if base_type(target) == "string" else _cast(source.min, target)
+            return ColumnStats.literal(value, target) if value is not None or source.min is None else ColumnStats.unknown(target)
+        if base_type(target) in ("string", "varchar", "char"):
+            rule = "cast_to_string"
+        elif _widens(source.data_type, target):
+            rule = "cast_widening"
+        else:
+            rule = "cast_narrowing"
+        result = self.rules.apply(rule, [source], rows, target)
+        return result if result is not None else ColumnStats.unknown(target, source.derived_from)
+
+    def conditional(self, node: exp.Expression, scope, rows, grouped) -> ColumnStats:
+        if isinstance(node, exp.If):
+            branches = [node.args.get("true"), node.args.get("false")]
+        else:
+            branches = [case.args.get("true") for case in node.args.get("ifs", [])] + [node.args.get("default")]
+        args = [self.expression(branch, scope, rows, grouped) if branch is not None else ColumnStats.literal(None, None)
+                for branch in branches]
+        result = self.rules.apply("case", args, rows)
+        if result is None:
+            return ColumnStats.unknown(derived_from=_sources(node, scope))
+        if all(arg.constant for arg in args):
+            # literal branches: the distinct non-null literals (each branch assumed taken)
+            values = {format_value(arg.min) for arg in args if arg.min is not None}
+            result = result.replace(distinct_count=len(values), constant=False, derived_from=_sources(node, scope))
+        result.null_fraction = 0.0 if all(arg.null_fraction == 0 for arg in args) else None
+        return result
+
+    def aggregate(self, node: exp.AggFunc, scope, rows) -> ColumnStats:
+        if isinstance(node, exp.Count):
+            return ColumnStats("bigint", 0.0, None, avg_len=8, max_len=8, derived_from=_sources(node, scope))
+        return ColumnStats.unknown(derived_from=_sources(node, scope))
+
+
+def _arguments(node: exp.Expression) -> list[exp.Expression]:
+    """The call's arguments in Spark's order."""
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    order = SPARK_ARGUMENT_ORDER.get(type(node), tuple(node.arg_types))
+    found = []
+    for key in order:
+        value = node.args.get(key)
+        found.extend(value if isinstance(value, list) else [value] if isinstance(value, exp.Expression) else [])
+    return found
+
+
+def _sources(node: exp.Expression, scope) -> tuple:
+    found = []
+    for column in node.find_all(exp.Column):
+        relation = scope.get(column.table.lower()) if column.table else None
+        stats = relation.columns.get(column.name.lower()) if relation else None
+        found.extend(stats.derived_from if stats else ())
+    return tuple(dict.fromkeys(found))
+
+
+def _widens(source: Optional[str], target: str) -> bool:
+    """Whether every value of ``source`` is a value of ``target``."""
+    source_base, target_base = base_type(source), base_type(target)
+    if source_base == target_base and source_base != "decimal":
+        return True
+    if source_base in INTEGER_WIDTH:
+        return (target_base in INTEGER_WIDTH and INTEGER_WIDTH[target_base] >= INTEGER_WIDTH[source_base]) \
+            or target_base in ("double", "decimal") and (target_base == "double" or (type_width(target) or 0) >= 8)
+    if source_base == "float":
+        return target_base == "double"
+    if source_base == "date":
+        return target_base in ("timestamp", "timestamp_ntz")
+    if source_base == "decimal" and target_base == "decimal":
+        return source == target
+    return False
+
+
+def _overlap(bin_low: float, bin_high: float, low: Optional[float], high: Optional[float]) -> float:
+    """The share of [bin_low, bin_high] inside [low, high] (values spread evenly in the bin)."""
+    start = bin_low if low is None else max(bin_low, low)
+    end = bin_high if high is None else min(bin_high, high)
+    if end < start:
+        return 0.0
+    if bin_high == bin_low:
+        return 1.0
+    return (end - start) / (bin_high - bin_low)
+
+
+def _sampled(stats: ColumnStats, rows: float, selectivity: float) -> ColumnStats:
+    """A column not in the filter after keeping ``selectivity`` of the rows at random: null
+    fraction kept, distinct values that keep at least one row (each value holding rows/NDV rows)."""
+    if stats.accuracy is None:
+        return stats
+    distinct = stats.distinct_count
+    if distinct and rows:
+        per_value = rows * (1 - (stats.null_fraction or 0)) / distinct
+        distinct = distinct * (1 - (1 - selectivity) ** per_value)
+    return stats.replace(distinct_count=distinct, histogram=None, top_values=None,
+                         accuracy=lowest_accuracy(stats.accuracy, "medium" if selectivity < 1 else "accurate"))
+
+
+def _with_rows(stats: ColumnStats, rows: Optional[float], row_accuracy: Optional[str]) -> ColumnStats:
+    """Distinct count at most the non-null rows; accuracy no better than the row count's where it is used."""
+    if stats.accuracy is None:
+        return stats
+    if rows is None:
+        return stats.replace(null_fraction=None, accuracy=lowest_accuracy(stats.accuracy, "low"))
+    distinct = stats.distinct_count
+    if distinct is not None and stats.null_fraction is not None:
+        distinct = min(distinct, rows * (1 - stats.null_fraction))
+    return stats.replace(distinct_count=distinct, accuracy=lowest_accuracy(stats.accuracy, row_accuracy or "low"))
+
+
+def estimate_rows(relation: RelationStats, table_schema: str, table_name: str) -> list[dict]:
+    """The rows for ``column_statistics_estimated``: counts rounded, values as text, unknown as None."""
+    out = []
+    for name, stats in relation.columns.items():
+        rows = relation.row_count
+        known = stats.accuracy is not None
+        nulls = None if not known or rows is None or stats.null_fraction is None else round(stats.null_fraction * rows)
+        out.append({
+            "table_schema": table_schema, "table_name": table_name, "column_name": name,
+            "data_type": stats.data_type, "row_count": None if rows is None else round(rows),
+            "null_count": nulls,
+            "distinct_count": None if not known or stats.distinct_count is None else round(stats.distinct_count),
+            "min_value": format_value(stats.min) if known else None,
+            "max_value": format_value(stats.max) if known else None,
+            "avg_len": float(stats.avg_len) if known and stats.avg_len is not None else None,
+            "max_len": round(stats.max_len) if known and stats.max_len is not None else None,
+            "accuracy": stats.accuracy if known and stats.is_known() else "unknown",
+            "derived_from": ", ".join(stats.derived_from) or None,
+        })
+    return out
+
+
+def estimate_models(models: list[dict], statistics: list[dict], rules: FunctionRules) -> tuple[list[dict], list[str]]:
+    """Estimates for dbt models, upstream first, each estimate an input of the models below it.
+
+    ``models``: unique_id, schema, name, sql (compiled; None when not compiled) and depends_on
+    (unique ids); ``statistics``: the analyzed inputs (schema, name, row_count, columns,
+    histograms, top_values). Returns the rows for ``column_statistics_estimated`` and one message
+    per model.
+    """
+    inputs = {(table["schema"].lower(), table["name"].lower()): RelationStats.from_statistics(
+        table["schema"].lower(), table["name"].lower(), table) for table in statistics}
+    by_id = {model["unique_id"]: model for model in models}
+    done: set[str] = set()
+    rows, messages = [], []
+
+    def visit(model: dict, path: tuple) -> None:
+        if model["unique_id"] in done or model["unique_id"] in path:
+            return
+        for upstream in model.get("depends_on", []):
+            if upstream in by_id:
+                visit(by_id[upstream], path + (model["unique_id"],))
+        done.add(model["unique_id"])
+        label = f"{model['schema']}.{model['name']}"
+        if not model.get("sql"):
+            messages.append(f"{label}: not compiled; run `dbt compile --select {model['name']}` first")
+            return
+        try:
+            relation = estimate_query(model["sql"], inputs, rules)
+        except EstimateError as error:
+            messages.append(f"{label}: {error}")
+            return
+        key = (model["schema"].lower(), model["name"].lower())
+        inputs.setdefault(key, dataclasses.replace(relation, columns={
+            name: stats.replace(histogram=None, top_values=None) for name, stats in relation.columns.items()}))
+        found = estimate_rows(relation, model["schema"], model["name"])
+        rows.extend(found)
+        levels = [row["accuracy"] for row in found]
+        summary = ", ".join(f"{levels.count(level)} {level}" for level in ("accurate", "high", "medium", "low", "unknown")
+                            if level in levels)
+        rows_text = "unknown" if relation.row_count is None else f"{round(relation.row_count):,}"
+        messages.append(f"{label}: {len(found)} column(s) estimated ({summary}), rows {rows_text}")
+
+    for model in models:
+        visit(model, ())
+    return rows, messages

@@ -1,0 +1,138 @@
+"""The estimator: relations (CTEs, subqueries, joins, unions), filters, GROUP BY, and models."""
+
+from __future__ import annotations
+
+import pytest
+
+from dbt_analyze.estimate import EstimateError, RelationStats, estimate_models, estimate_query, estimate_rows
+from dbt_analyze.function_rules import FunctionRules
+
+ORDERS = {
+    "schema": "shop", "name": "orders", "row_count": 1000,
+    "columns": [
+        {"column_name": "id", "data_type": "int", "null_count": 0, "distinct_count": 1000, "min_value": "1", "max_value": "1000"},
+        {"column_name": "status", "data_type": "string", "null_count": 100, "distinct_count": 4, "min_value": "new",
+         "max_value": "shipped", "avg_len": 6.0, "max_len": 7},
+        {"column_name": "amount", "data_type": "decimal(10,2)", "null_count": 200, "distinct_count": 700,
+         "min_value": "0.00", "max_value": "100.00"},
+        {"column_name": "customer", "data_type": "string", "null_count": 0, "distinct_count": 100},
+    ],
+    # 800 non-null amounts, skewed: half of them below 10
+    "histograms": {"amount": [{"lower_bound": "0.00", "upper_bound": "10.00", "row_count": 400, "distinct_count": 300},
+                              {"lower_bound": "10.00", "upper_bound": "100.00", "row_count": 400, "distinct_count": 400}]},
+    "top_values": {"status": [{"value": "shipped", "frequency": 600}, {"value": "new", "frequency": 200},
+                              {"value": "paid", "frequency": 90}, {"value": "returned", "frequency": 10}]},
+}
+
+
+def estimate(sql, min_accuracy="low"):
+    inputs = {("shop", "orders"): RelationStats.from_statistics("shop", "orders", ORDERS)}
+    return estimate_query(sql, inputs, FunctionRules.load(min_accuracy=min_accuracy))
+
+
+def test_columns_pass_through_unchanged():
+    result = estimate("select id, status as state from `shop`.`orders`")
+    assert result.row_count == 1000 and list(result.columns) == ["id", "state"]
+    state = result.columns["state"]
+    assert (state.distinct_count, state.null_fraction, state.accuracy, state.derived_from) == (4, 0.1, "accurate", ("shop.orders.status",))
+
+
+def test_star_ctes_and_subqueries():
+    result = estimate("with o as (select * from shop.orders) select s from (select upper(status) as s from o) sub")
+    assert result.columns["s"].distinct_count == 4 and result.row_count == 1000
+
+
+def test_equality_from_top_values():
+    result = estimate("select status, id from shop.orders where status = 'paid'")
+    assert result.row_count == pytest.approx(90) and result.row_accuracy == "high"
+    assert result.columns["status"].distinct_count == 1 and result.columns["status"].null_fraction == 0
+
+
+def test_range_from_histogram():
+    result = estimate("select amount from shop.orders where amount < 10")
+    assert result.row_count == pytest.approx(400)
+    assert result.columns["amount"].distinct_count == 300
+    assert str(result.columns["amount"].max) == "10"
+
+
+def test_equality_inside_a_histogram_bin_and_outside_the_range():
+    assert estimate("select id from shop.orders where amount = 55").row_count == pytest.approx(1)  # 400 rows / 400 values
+    assert estimate("select id from shop.orders where amount > 500").row_count == 0
+
+
+def test_in_list_between_and_nulls():
+    assert estimate("select id from shop.orders where status in ('new', 'paid')").row_count == pytest.approx(290)
+    assert estimate("select id from shop.orders where amount between 10 and 100").row_count == pytest.approx(400)
+    assert estimate("select id from shop.orders where amount is null").row_count == pytest.approx(200)
+    assert estimate("select id from shop.orders where amount is not null").row_count == pytest.approx(800)
+
+
+def test_range_without_histogram_uses_min_and_max():
+    result = estimate("select id from shop.orders where id <= 250")
+    assert result.row_count == pytest.approx(250, rel=0.01) and result.row_accuracy == "medium"
+
+
+def test_predicates_on_two_columns_are_independent_and_medium():
+    result = estimate("select id, customer from shop.orders where status = 'shipped' and amount < 10")
+    assert result.row_count == pytest.approx(1000 * 0.6 * 0.4) and result.row_accuracy == "medium"
+    # other columns: values that keep a row when 24% of the rows are kept at random
+    assert 80 < result.columns["customer"].distinct_count < 100
+    assert result.columns["customer"].accuracy == "medium"
+
+
+def test_unsupported_predicate_makes_rows_unknown():
+    result = estimate("select id from shop.orders where length(status) > 3")
+    assert result.row_count is None and result.columns["id"].accuracy is None
+
+
+def test_group_by():
+    result = estimate("select status, count(*) as n from shop.orders group by status")
+    assert result.row_count == 5  # four values and NULL
+    assert result.columns["status"].null_fraction == pytest.approx(0.2)
+    assert result.columns["n"].null_fraction == 0
+
+
+def test_join_keeps_bounds_but_not_null_fractions():
+    result = estimate("select a.status, b.id from shop.orders a join shop.orders b on a.id = b.id")
+    assert result.row_count is None
+    status = result.columns["status"]
+    assert status.accuracy == "low" and status.null_fraction is None
+
+
+def test_union_all_limit_distinct():
+    assert estimate("select id from shop.orders union all select id from shop.orders").row_count == 2000
+    assert estimate("select id from shop.orders limit 10").row_count == 10
+    assert estimate("select distinct status from shop.orders").row_count == 4
+
+
+def test_unknown_table_and_bad_sql():
+    result = estimate("select x from shop.elsewhere")
+    assert result.row_count is None and result.columns["x"].accuracy is None
+    with pytest.raises(EstimateError, match="cannot parse"):
+        estimate("select from where")
+
+
+def test_accuracy_threshold_turns_rules_off():
+    result = estimate("select concat(status, '!') as c, upper(status) as u from shop.orders", min_accuracy="high")
+    assert result.columns["c"].accuracy is None and result.columns["u"].accuracy == "high"
+
+
+def test_estimate_rows():
+    found = {row["column_name"]: row for row in estimate_rows(estimate("select status, md5(status) as h from shop.orders"), "shop", "v")}
+    assert found["h"] == {"table_schema": "shop", "table_name": "v", "column_name": "h", "data_type": "string", "row_count": 1000,
+                          "null_count": 100, "distinct_count": 4, "min_value": None, "max_value": None, "avg_len": 32.0,
+                          "max_len": 32, "accuracy": "accurate", "derived_from": "shop.orders.status"}
+
+
+def test_models_are_estimated_upstream_first():
+    models = [
+        {"unique_id": "model.p.top", "schema": "shop", "name": "top", "depends_on": ["model.p.middle"],
+         "sql": "select lower(s) as s from shop.middle"},
+        {"unique_id": "model.p.middle", "schema": "shop", "name": "middle", "depends_on": [],
+         "sql": "select upper(status) as s from shop.orders"},
+        {"unique_id": "model.p.later", "schema": "shop", "name": "later", "depends_on": [], "sql": None},
+    ]
+    rows, messages = estimate_models(models, [ORDERS], FunctionRules.load())
+    assert [row["table_name"] for row in rows] == ["middle", "top"]
+    assert rows[1]["distinct_count"] == 4 and rows[1]["derived_from"] == "shop.orders.status"
+    assert "shop.later: not compiled; run `dbt compile --select later` first" in messages
