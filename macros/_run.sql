@@ -71,7 +71,7 @@
 
 {% macro _run_analyze(args) %}
   {%- set run = dbt_analyze._new_run(args) -%}
-  {%- set request = dbt_analyze._build_request(args, run) -%}
+  {%- set request = dbt_analyze._fit_to_engine(dbt_analyze._build_request(args, run), run) -%}
   {%- set plan = dbt_analyze._plan_target(request, run) -%}
   {%- set table = plan.table -%}
   {%- set name = table.schema ~ '.' ~ table.identifier -%}

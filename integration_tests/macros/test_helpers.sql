@@ -34,3 +34,12 @@
   {%- endfor -%}
   {{ log('PARSED:' ~ tojson(results), info=True) }}
 {% endmacro %}
+
+{#- The engine fit with a given list of sketch functions (an older engine simulated), and the
+    functions this engine really has. -#}
+{% macro fit_to_engine_with(available) %}
+  {%- set run = dict(dbt_analyze._new_run({}), dry_run=true) -%}
+  {%- set request = dbt_analyze._fit_to_engine({'sketches': 'full'}, run, available) -%}
+  {{ log('FIT: ' ~ request.sketches, info=True) }}
+  {{ log('DETECTED: ' ~ tojson(dbt_analyze._engine_sketch_functions()), info=True) }}
+{% endmacro %}

@@ -123,3 +123,17 @@ def test_hostile_partition_value_is_only_data(spark, dbt):
     assert result.success, result.error
     assert "2 of 3 partition(s)" in result.log
     assert table_stats(spark, "analytics.hostile")[""]["row_count"] == 3
+
+
+def test_older_engines_degrade_with_a_clear_message(dbt):
+    """Spark 4.3 has every sketch function; an engine without KLL or top-k (Spark 3.5, Databricks
+    Runtime below 18) runs with basic sketches and says why; one without HLL stops."""
+    result = dbt("run-operation", "fit_to_engine_with", "--args", "{available: [hll_sketch_agg, kll_sketch_agg_double, approx_top_k_accumulate]}")
+    assert result.success and "FIT: full" in result.log
+    assert 'DETECTED: ["hll_sketch_agg", "kll_sketch_agg_double", "approx_top_k_accumulate"]' in result.log
+    result = dbt("run-operation", "fit_to_engine_with", "--args", "{available: [hll_sketch_agg]}")
+    assert result.success and "FIT: basic" in result.log
+    assert ("this engine has no kll_sketch_agg_double or approx_top_k_accumulate (Spark 4.1+, Databricks Runtime 18+): "
+            "quantiles, histograms, top values and string min/max are skipped (sketches: basic)") in result.log
+    result = dbt("run-operation", "fit_to_engine_with", "--args", "{available: []}")
+    assert not result.success and "this engine has no hll_sketch_agg (Spark 3.5+, Databricks Runtime 13.3+)" in result.error

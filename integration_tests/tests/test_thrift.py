@@ -159,3 +159,40 @@ def test_concurrent_runs_lose_nothing(thrift_port):
     results = at_once(thrift_port, *[{"relation": "analytics.shared", "columns": "all", "full": True}] * 2)
     assert not failures(results), failures(results)
     assert_consistent(current_of(thrift_port, "shared"), 4150)
+
+
+def test_the_project_over_thrift(thrift_port):
+    """The integration project's SQL paths over the Thrift server: post-hooks on every table model
+    (the Python model says clearly that it needs a session), the package's statistics models,
+    incremental skipping, estimate_statistics and the docs."""
+    import sys
+
+    code, output = dbt(thrift_port, "build", "--vars", "{events_day: 1}")
+    assert code == 1, output[-3000:]  # only the Python model fails
+    assert "Completed with 1 error" in output, output[-3000:]
+    assert "Python model model.dbt_analyze_integration_tests.order_sizes needs a Spark session in dbt's process" in output
+    assert "this target connects with method 'thrift'" in output
+    assert "sql view model analytics_stats.table_statistics" in output  # the package's statistics models
+    orders = current_of(thrift_port, "orders")
+    assert {t["partition_spec"]: t["row_count"] for t in orders["table_statistics"]}[""] == "7"
+    assert {c["column_name"] for c in orders["column_statistics"]} >= {"order_id", "customer", "amount", "status", "is_paid"}
+    assert orders["column_histograms"] and orders["column_top_values"]  # sketches too (Spark 4.3 server)
+
+    code, output = dbt(thrift_port, "run", "--select", "events", "--vars", "{events_day: 2}")
+    assert code == 0, output[-3000:]
+    assert "scanning analytics.events: 1 of 2 partition(s)" in output
+
+    code, output = dbt(thrift_port, "run-operation", "estimate_statistics", "--args",
+                       "{select: [purchases_enriched, purchases_enriched_summary]}")
+    assert code == 0, output[-3000:]
+    assert "analytics.purchases_enriched_summary: 4 column(s) estimated" in output
+
+    docs = subprocess.run([str(Path(sys.executable).parent / "dbt-analyze"), "docs", "generate", "--target", "thrift",
+                           "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "DBT_ANALYZE_THRIFT_PORT": str(thrift_port), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"})
+    assert docs.returncode == 0, (docs.stdout + docs.stderr)[-3000:]
+    manifest = json.loads((PROJECT / "target" / "manifest.json").read_text())
+    assert "**Rows** 7" in manifest["nodes"]["model.dbt_analyze_integration_tests.orders"]["description"]
+    summary = manifest["nodes"]["model.dbt_analyze_integration_tests.purchases_enriched_summary"]["description"]
+    assert "### Estimated statistics (dbt_analyze)" in summary

@@ -259,11 +259,12 @@ def generate(dbt_args: List[str]) -> int:
     """``dbt docs generate`` with the statistics; returns a process exit code."""
     from dbt.cli.main import dbtRunner
 
-    options = argparse.ArgumentParser(add_help=False)
+    # no abbreviations: --target (a profile's target) is not --target-path
+    options = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     options.add_argument("--project-dir", default=".")
     options.add_argument("--target-path", default=None)
     known, _ = options.parse_known_args(dbt_args)
-    target = Path(known.target_path) if known.target_path else Path(known.project_dir) / "target"
+    target = Path(known.project_dir) / (known.target_path or "target")  # dbt's target-path is relative to the project
     target.mkdir(parents=True, exist_ok=True)
     statistics_path = (target / "dbt_analyze_statistics.json").resolve()
 
