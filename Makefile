@@ -8,7 +8,7 @@ export DBT_ANALYZE_HOME ?= $(CURDIR)/.spark
 DBT := cd integration_tests && ../$(BIN)/dbt
 SCALE ?= 1
 
-.PHONY: env java chromium demo test test-python test-integration bench estimation clean
+.PHONY: env java chromium demo test test-thrift bench estimation clean
 
 env: $(VENV)/.installed
 
@@ -53,7 +53,12 @@ demo: env java
 test: env java chromium
 	$(BIN)/pytest -q --doctest-modules python/src python/tests integration_tests/tests
 
+# The Thrift-server suite alone (make test runs it too).
+test-thrift: env java
+	$(BIN)/pytest -q integration_tests/tests/test_thrift.py
+
 bench: env java
+	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/bench.py --scale $(SCALE)
 
 estimation: env java

@@ -1,17 +1,28 @@
-"""Benchmark: our collection against Spark's own ANALYZE TABLE and a bare scan, in one run.
+"""Benchmark: what collection costs and how good the numbers are, ours against Spark's, in one run.
 
-    make bench SCALE=1      # SCALE x 2M rows, 8 columns; a 30-partition table of SCALE x 3M rows
+    make bench SCALE=1      # base: SCALE x 2M rows; every table is generated offline
 
-Every figure is the median of --repeat runs on the same table, in the same SparkSession (local[2]).
-Ours is timed as the run's plan + scan + merge steps, as recorded in analyze_runs (dbt's own
-start-up and project parsing are reported apart). Ratios are to Spark's ANALYZE and to a bare scan
-of the same columns (`select sum(hash(<columns>))`).
+Tables: a mixed 8-column table; synthetic shapes (uniform, Zipf-like, heavily duplicated, 90% null;
+4 columns each) and a 200-column table; TPC-H lineitem and orders (tpchgen-cli, scale factor
+0.1 x SCALE); a 30-partition table. Measured on the same tables in one SparkSession (local[2]):
+- our collection (basic; with sketches; with histograms) against Spark's ANALYZE ... FOR ALL COLUMNS
+  without and with histograms, and a bare scan of the same columns (`select sum(hash(...))`);
+- where our time goes: each kind of aggregate alone over the mixed table;
+- incremental collection after one new partition against a full one (30 partitions);
+- merge time for 10, 100 and 1,000 partitions;
+- time against rows (1x, 4x, 16x) and columns (10, 50, 200);
+- accuracy (bench/accuracy.py): NDV error, histogram bin error, top-value recall; and the q-error
+  of selectivity estimates (bench/estimation.py).
+Ours is timed as the run's plan + scan + merge steps recorded in analyze_runs (dbt's start-up and
+project parsing are reported apart). The mixed table's figures are medians of --repeat runs; the
+others are single runs. Results: BENCHMARKS.md, bench/out/results.json, bench/out/*.png.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import statistics
@@ -21,10 +32,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "integration_tests" / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
+import accuracy  # noqa: E402
+import datasets  # noqa: E402
+import estimation  # noqa: E402
+import plots  # noqa: E402
 from conftest import HOME, new_spark_session, run_dbt  # noqa: E402  (the tests' embedded Spark and in-process dbt)
 
-COLUMNS = {
+MIXED = {
     "id": "id",
     "n_int": "cast(id % 100000 as int)",
     "n_double": "rand(1) * 1000",
@@ -34,6 +50,8 @@ COLUMNS = {
     "t_time": "timestamp_seconds(1600000000 + id)",
     "b_flag": "id % 3 = 0",
 }
+NUMERIC_CASTS = {"n_int": "int", "n_double": "double", "d_date": "date", "l_extendedprice": "decimal(15,2)",
+                 "l_shipdate": "date", "o_totalprice": "decimal(15,2)", "o_orderdate": "date"}
 
 
 def timed(action) -> float:
@@ -55,13 +73,55 @@ def analyze(spark, **args) -> dict:
         raise RuntimeError(result.error)
     run = spark.sql("select * from analytics_stats.analyze_runs order by started_at desc limit 1").collect()[0]
     steps = (run["plan_ms"] or 0) + (run["scan_ms"] or 0) + (run["merge_ms"] or 0)
-    return {"collection": steps / 1000, "scan": (run["scan_ms"] or 0) / 1000, "merge": (run["merge_ms"] or 0) / 1000,
-            "dbt_wall": wall}
+    return {"collection": steps / 1000, "plan": (run["plan_ms"] or 0) / 1000, "scan": (run["scan_ms"] or 0) / 1000,
+            "merge": (run["merge_ms"] or 0) / 1000, "dbt_wall": wall}
 
 
 def median_analyze(spark, repeat, **args) -> dict:
     runs = [analyze(spark, **args) for _ in range(repeat)]
     return {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+
+
+def spark_analyze(spark, table: str, histograms: bool) -> float:
+    spark.conf.set("spark.sql.statistics.histogram.enabled", str(histograms).lower())
+    try:
+        return timed(lambda: spark.sql(f"analyze table {table} compute statistics for all columns").collect())
+    finally:
+        spark.conf.set("spark.sql.statistics.histogram.enabled", "false")
+
+
+def bare_scan(spark, table: str, columns: list[str]) -> float:
+    return timed(lambda: spark.sql(f"select sum(hash({', '.join(map(accuracy.quote, columns))})) from {table}").collect())
+
+
+def compare(spark, table: str, columns: list[str]) -> dict:
+    """One table: Spark's ANALYZE (without, then with histograms: its statistics stay for the
+    accuracy comparison), ours basic and full, a bare scan."""
+    result = {"bare_scan": bare_scan(spark, table, columns), "spark_analyze": spark_analyze(spark, table, False),
+              "spark_analyze_histograms": spark_analyze(spark, table, True)}
+    basic = analyze(spark, relation=table, columns="all", full=True, sketches="basic")
+    full = analyze(spark, relation=table, columns="all", full=True, sketches="full")
+    result.update({"ours_basic": basic["collection"], "ours_sketches": full["plan"] + full["scan"], "ours_full": full["collection"]})
+    return result
+
+
+def profile(spark, table: str, repeat: int) -> dict:
+    """Each kind of aggregate alone over the table's columns: where a collection's scan time goes."""
+    columns = {name: accuracy.quote(name) for name in MIXED}
+    numeric = [c for n, c in columns.items() if n.startswith(("n_", "id"))]
+    hll_inputs = {"id": "id", "n_int": "cast(n_int as bigint)", "n_double": "if(n_double is null, null, xxhash64(n_double))",
+                  "n_decimal": "if(n_decimal is null, null, xxhash64(n_decimal))", "s_text": "if(s_text is null, null, xxhash64(s_text))",
+                  "d_date": "unix_date(d_date)", "t_time": "unix_micros(t_time)", "b_flag": "cast(b_flag as int)"}
+    kinds = {
+        "exact aggregates (count, min, max, sums)": ", ".join(
+            [f"count({c}), min({c}), max({c})" for c in columns.values()] + [f"sum({c}), sum({c} * {c})" for c in numeric]),
+        "Spark's HLL++ (approx_count_distinct)": ", ".join(f"approx_count_distinct({c})" for c in columns.values()),
+        # fed as our scan feeds it: numbers as bigint, dates and timestamps as numbers, the rest hashed
+        "DataSketches HLL (hll_sketch_agg, lgK 14)": ", ".join(f"hll_sketch_agg({hll_inputs[n]}, 14)" for n in columns),
+        "KLL (kll_sketch_agg_double, k 400)": ", ".join(f"kll_sketch_agg_double(cast({c} as double), 400)" for c in numeric),
+        "top-k (approx_top_k_accumulate, 256)": ", ".join(f"approx_top_k_accumulate(cast({c} as string), 256)" for c in columns.values()),
+    }
+    return {name: median_of(repeat, lambda sql=sql: spark.sql(f"select {sql} from {table}").collect()) for name, sql in kinds.items()}
 
 
 def main() -> None:
@@ -74,91 +134,202 @@ def main() -> None:
     options.out.mkdir(parents=True, exist_ok=True)
     spark = new_spark_session(HOME, **{"spark.driver.memory": "4g"})
     assert run_dbt("deps").success
-    rows = int(2_000_000 * options.scale)
     spark.sql("create database if not exists analytics")
-    spark.sql("drop table if exists analytics.bench_wide")
-    select = ", ".join(f"{expr} as {name}" for name, expr in COLUMNS.items())
-    spark.sql(f"create table analytics.bench_wide using parquet as select {select} from range({rows})")
-    columns = ", ".join(COLUMNS)
+    rows = int(2_000_000 * options.scale)
+    report: dict = {"rows": rows, "repeat": options.repeat, "scale": options.scale, "date": time.strftime("%Y-%m-%d"),
+                    "machine": f"{platform.machine()}, {os.cpu_count()} cores, local[2]", "spark": spark.version}
 
-    results: dict[str, float] = {}
-    results["bare_scan"] = median_of(options.repeat, lambda: spark.sql(f"select sum(hash({columns})) from analytics.bench_wide").collect())
-    spark.conf.set("spark.sql.statistics.histogram.enabled", "false")
-    results["spark_analyze"] = median_of(options.repeat, lambda: spark.sql(
-        "analyze table analytics.bench_wide compute statistics for all columns").collect())
-    spark.conf.set("spark.sql.statistics.histogram.enabled", "true")
-    results["spark_analyze_histograms"] = median_of(options.repeat, lambda: spark.sql(
-        "analyze table analytics.bench_wide compute statistics for all columns").collect())
-    spark.conf.set("spark.sql.statistics.histogram.enabled", "false")
-    basic = median_analyze(spark, options.repeat, relation="analytics.bench_wide", columns="all", full=True, sketches="basic")
-    full = median_analyze(spark, options.repeat, relation="analytics.bench_wide", columns="all", full=True, sketches="full")
-    results.update({"ours_basic": basic["collection"], "ours_basic_scan": basic["scan"], "ours_basic_merge": basic["merge"],
-                    "ours_full": full["collection"], "ours_full_scan": full["scan"], "dbt_wall_basic": basic["dbt_wall"]})
+    def step(name: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {name}", flush=True)
 
-    # Incremental: a 30-partition table, then one new partition.
+    # --- the mixed table: medians of --repeat runs ---------------------------------------------
+    step("mixed table")
+    table = datasets.create(spark, "bench_wide", MIXED, rows)
+    seconds = {"bare_scan": median_of(options.repeat, lambda: bare_scan(spark, table, list(MIXED))),
+               "spark_analyze": median_of(options.repeat, lambda: spark_analyze(spark, table, False)),
+               "spark_analyze_histograms": median_of(options.repeat, lambda: spark_analyze(spark, table, True))}
+    basic = median_analyze(spark, options.repeat, relation=table, columns="all", full=True, sketches="basic")
+    full = median_analyze(spark, options.repeat, relation=table, columns="all", full=True, sketches="full")
+    seconds.update({"ours_basic": basic["collection"], "ours_basic_plan": basic["plan"], "ours_basic_scan": basic["scan"],
+                    "ours_basic_merge": basic["merge"], "ours_sketches": full["plan"] + full["scan"], "ours_full": full["collection"],
+                    "ours_full_scan": full["scan"], "ours_full_merge": full["merge"], "dbt_wall_basic": basic["dbt_wall"]})
+    report["seconds"] = seconds
+    step("profile")
+    report["profile"] = profile(spark, table, options.repeat)
+
+    # --- datasets: shapes, wide, TPC-H ---------------------------------------------------------
+    step("datasets")
+    tables = datasets.create_shapes(spark, rows)
+    tables[datasets.create(spark, "shape_wide_200", datasets.wide_columns(200), rows // 8)] = list(datasets.wide_columns(200))
+    tpch_scale = max(0.01, round(0.1 * options.scale, 3))
+    tables.update(datasets.create_tpch(spark, tpch_scale, options.out / "tpch"))
+    report["tpch_scale_factor"] = tpch_scale
+    report["datasets"], report["accuracy"] = {}, {"ndv": {}, "bins": {}, "top_recall": {}}
+    for name, columns in tables.items():
+        step(f"  {name}")
+        report["datasets"][name] = {"rows": spark.table(name).count(), "columns": len(columns), **compare(spark, name, columns)}
+        report["accuracy"]["ndv"][name] = {who: accuracy.summary(errors) for who, errors in
+                                           accuracy.ndv_errors(spark, name, columns[:24]).items()}
+        for column in columns:
+            if column in NUMERIC_CASTS and not name.endswith("duplicated"):
+                errors = accuracy.histogram_errors(spark, name, column, NUMERIC_CASTS[column])
+                report["accuracy"]["bins"][f"{name}.{column}"] = {who: accuracy.summary(e) for who, e in errors.items()}
+            if not name.endswith("wide_200"):
+                recall = accuracy.top_value_recall(spark, name, column)
+                if recall is not None:
+                    report["accuracy"]["top_recall"][f"{name}.{column}"] = recall
+
+    # --- incremental and merge -----------------------------------------------------------------
+    step("incremental")
     partitioned_rows = int(3_000_000 * options.scale)
-    spark.sql("drop table if exists analytics.bench_parts")
-    spark.sql(f"""create table analytics.bench_parts using parquet partitioned by (part) as
-                  select {select}, cast(id % 30 as int) as part from range({partitioned_rows})""")
-    full_parts = median_analyze(spark, options.repeat, relation="analytics.bench_parts", columns="all", full=True)
-    incremental = []
-    for attempt in range(options.repeat):
-        spark.sql(f"""insert into analytics.bench_parts select {select}, {30 + attempt} as part
-                      from range({partitioned_rows // 30})""")
-        incremental.append(analyze(spark, relation="analytics.bench_parts", columns="all"))
-    results["full_30_partitions"] = full_parts["collection"]
-    results["incremental_one_partition"] = statistics.median(r["collection"] for r in incremental)
-    results["incremental_merge"] = statistics.median(r["merge"] for r in incremental)
-
-    # Merge cost alone: table statistics merged from 10, 100 and 1,000 partitions' states.
+    parts = datasets.create(spark, "bench_parts", MIXED, partitioned_rows, partitions=30)
+    select = ", ".join(f"{expression} as {column}" for column, expression in MIXED.items())
+    full_parts = analyze(spark, relation=parts, columns="all", full=True)
+    spark.sql(f"insert into {parts} select {select}, 30 as part from range({partitioned_rows // 30})")
+    incremental = analyze(spark, relation=parts, columns="all")
+    seconds.update({"full_30_partitions": full_parts["collection"], "incremental_one_partition": incremental["collection"],
+                    "incremental_plan": incremental["plan"], "incremental_scan": incremental["scan"],
+                    "incremental_merge": incremental["merge"]})
+    report["partitioned_rows"] = partitioned_rows
+    step("merge")
     for count in (10, 100, 1000):
-        spark.sql("drop table if exists analytics.bench_many")
-        spark.sql(f"""create table analytics.bench_many using parquet partitioned by (part) as
-                      select {select}, cast(id % {count} as int) as part from range({count * 50})""")
-        results[f"merge_{count}_partitions"] = analyze(spark, relation="analytics.bench_many", columns="all")["merge"]
+        many = datasets.create(spark, "bench_many", MIXED, count * 50, partitions=count)
+        seconds[f"merge_{count}_partitions"] = analyze(spark, relation=many, columns="all")["merge"]
 
-    ratios = {
-        "ours basic (HLL) / Spark ANALYZE": results["ours_basic"] / results["spark_analyze"],
-        "ours full (HLL+KLL+top-k) / Spark ANALYZE with histograms": results["ours_full"] / results["spark_analyze_histograms"],
-        "ours basic / bare scan": results["ours_basic"] / results["bare_scan"],
-        "ours full / bare scan": results["ours_full"] / results["bare_scan"],
-        "Spark ANALYZE / bare scan": results["spark_analyze"] / results["bare_scan"],
-        "Spark ANALYZE with histograms / bare scan": results["spark_analyze_histograms"] / results["bare_scan"],
-        "incremental (1 new of 31 partitions) / full": results["incremental_one_partition"] / results["full_30_partitions"],
-    }
-    report = {"rows": rows, "partitioned_rows": partitioned_rows, "columns": len(COLUMNS), "repeat": options.repeat,
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, local[2]", "spark": spark.version,
-              "seconds": results, "ratios": ratios, "date": time.strftime("%Y-%m-%d")}
-    (options.out / "results.json").write_text(json.dumps(report, indent=2))
+    # --- scaling -------------------------------------------------------------------------------
+    report["scaling"] = {"rows": {}, "columns": {}}
+    base = max(rows // 8, 10_000)
+    for factor in (1, 4, 16):
+        step(f"scaling rows x{factor}")
+        name = datasets.create(spark, "bench_scale", MIXED, base * factor)
+        report["scaling"]["rows"][str(base * factor)] = compare(spark, name, list(MIXED))
+    for count in (10, 50, 200):
+        step(f"scaling columns {count}")
+        name = datasets.create(spark, "bench_scale", datasets.wide_columns(count), base)
+        report["scaling"]["columns"][str(count)] = compare(spark, name, list(datasets.wide_columns(count)))
+
+    # --- estimation quality --------------------------------------------------------------------
+    step("estimation")
+    report["estimation"] = estimation.measure(spark, rows // 2)
+
+    report["goals"] = goals(report)
+    (options.out / "results.json").write_text(json.dumps(report, indent=2, default=str))
+    plots.ratios(report["goals"][:3], options.out / "ratios.png")
+    plots.scaling(report["scaling"]["rows"], report["scaling"]["columns"], options.out / "scaling.png")
+    plots.accuracy(report["accuracy"]["ndv"], options.out / "accuracy.png")
     (ROOT / "BENCHMARKS.md").write_text(markdown(report, options))
-    print(f"\n{rows:,} rows x {len(COLUMNS)} columns; medians of {options.repeat} runs (seconds)")
-    for name, value in results.items():
-        print(f"  {name:32s} {value:8.2f}")
-    print("\nratios")
-    for name, value in ratios.items():
-        print(f"  {name:60s} {value:6.2f}x")
+    print((ROOT / "BENCHMARKS.md").read_text())
+
+
+def exponent(points: dict, series: str) -> float:
+    """The slope of log(seconds) against log(size): 1 is linear."""
+    sizes = sorted(int(size) for size in points)
+    first, last = sizes[0], sizes[-1]
+    return math.log(points[str(last)][series] / points[str(first)][series]) / math.log(last / first)
+
+
+def goals(report: dict) -> list[dict]:
+    seconds = report["seconds"]
+    ndv_p95 = max(summary["ours"]["p95"] for summary in report["accuracy"]["ndv"].values() if summary["ours"])
+    spark_ndv_p95 = max(summary["spark"]["p95"] for summary in report["accuracy"]["ndv"].values() if summary["spark"])
+    found = [
+        ("ours full with histograms / Spark's ANALYZE with histograms", seconds["ours_full"] / seconds["spark_analyze_histograms"], 0.5),
+        ("ours basic / Spark's ANALYZE", seconds["ours_basic"] / seconds["spark_analyze"], 1.0),
+        ("incremental (1 new of 31 partitions) / full", seconds["incremental_one_partition"] / seconds["full_30_partitions"], 0.1),
+        ("NDV relative error p95, worst table (Spark's: %.1f%%)" % (100 * spark_ndv_p95), ndv_p95, 0.02),
+        ("time against rows: exponent (1 = linear)", exponent(report["scaling"]["rows"], "ours_full"), 1.1),
+        ("time against columns: exponent (1 = linear)", exponent(report["scaling"]["columns"], "ours_full"), 1.1),
+    ]
+    return [{"name": name, "value": value, "goal": goal, "met": value <= goal} for name, value, goal in found]
 
 
 def markdown(report: dict, options) -> str:
-    """The report as BENCHMARKS.md: what was measured, on what, and the figures."""
+    """BENCHMARKS.md: what was measured, on what, the figures, the goals and what is missed."""
     import pyspark
 
+    seconds = report["seconds"]
     lines = [
-        "# Benchmarks",
-        "",
-        f"Generated by `make bench SCALE={options.scale:g}` on {report['date']}: {report['machine']}, "
-        f"Spark {report['spark']}, pyspark {pyspark.__version__}, Python {platform.python_version()}.",
-        f"Unpartitioned table: {report['rows']:,} rows x {report['columns']} columns (bigint, int, double, decimal, "
-        f"string, date, timestamp, boolean); partitioned table: {report['partitioned_rows']:,} rows in 30 partitions.",
-        f"Medians of {report['repeat']} runs. Ours is the run's plan + scan + merge steps from `analyze_runs`; "
-        "a bare scan is `select sum(hash(<all columns>))`.",
-        "",
-        "| measurement | seconds |",
-        "|---|---:|",
+        "# Benchmarks", "",
+        f"Generated by `make bench SCALE={options.scale:g}` on {report['date']}: {report['machine']}, Spark {report['spark']}, "
+        f"pyspark {pyspark.__version__}, Python {platform.python_version()}. Every table is generated offline in the run "
+        f"(synthetic shapes; TPC-H at scale factor {report['tpch_scale_factor']:g} with tpchgen-cli). Regenerate with the same "
+        "command; the raw figures are in `bench/out/results.json`.", "",
+        "Ours is a run's plan + scan + merge steps from `analyze_runs` (dbt's start-up and parsing apart); \"with sketches\" is "
+        "plan + scan of a full run (HLL, KLL and top-k states written), \"with histograms\" the whole full run (the merge "
+        "derives quantiles, 254-bin histograms and top values). Spark's is `ANALYZE TABLE ... COMPUTE STATISTICS FOR ALL "
+        "COLUMNS`, without and with `spark.sql.statistics.histogram.enabled`. A bare scan is `select sum(hash(<columns>))`.", "",
+        "## Goals", "",
+        "| goal | measured | target | |", "|---|---:|---:|---|",
     ]
-    lines += [f"| {name} | {value:.2f} |" for name, value in report["seconds"].items()]
-    lines += ["", "| ratio | value |", "|---|---:|"]
-    lines += [f"| {name} | {value:.2f}x |" for name, value in report["ratios"].items()]
+    for goal in report["goals"]:
+        percent = "NDV" in goal["name"]
+        value = f"{100 * goal['value']:.2f}%" if percent else f"{goal['value']:.2f}"
+        target = f"≤ {100 * goal['goal']:.0f}%" if percent else f"≤ {goal['goal']:g}"
+        verdict = "met" if goal["met"] else f"missed by {goal['value'] / goal['goal']:.1f}×"
+        lines.append(f"| {goal['name']} | {value} | {target} | {verdict} |")
+    lines += ["", "![goals](bench/out/ratios.png)", "",
+              f"## Mixed table: {report['rows']:,} rows × 8 columns (medians of {report['repeat']} runs)", "",
+              "bigint, int, double, decimal, string, date, timestamp, boolean.", "",
+              "| measurement | seconds |", "|---|---:|"]
+    lines += [f"| {name.replace('_', ' ')} | {value:.2f} |" for name, value in seconds.items()]
+    bare = seconds["bare_scan"]
+    lines += ["", "| ratio | value |", "|---|---:|",
+              f"| ours basic / Spark's ANALYZE | {seconds['ours_basic'] / seconds['spark_analyze']:.2f}× |",
+              f"| ours with sketches / Spark's ANALYZE with histograms | {seconds['ours_sketches'] / seconds['spark_analyze_histograms']:.2f}× |",
+              f"| ours with histograms / Spark's ANALYZE with histograms | {seconds['ours_full'] / seconds['spark_analyze_histograms']:.2f}× |",
+              f"| ours basic / bare scan | {seconds['ours_basic'] / bare:.2f}× |",
+              f"| ours with histograms / bare scan | {seconds['ours_full'] / bare:.2f}× |",
+              f"| Spark's ANALYZE / bare scan | {seconds['spark_analyze'] / bare:.2f}× |",
+              f"| Spark's ANALYZE with histograms / bare scan | {seconds['spark_analyze_histograms'] / bare:.2f}× |",
+              f"| incremental (1 new of 31 partitions, {report['partitioned_rows']:,} rows) / full | "
+              f"{seconds['incremental_one_partition'] / seconds['full_30_partitions']:.2f}× |", ""]
+    lines += ["## Where the time goes", "",
+              "Each kind of aggregate alone over the mixed table's columns (one query each, medians):", "",
+              "| aggregate | seconds | / bare scan |", "|---|---:|---:|"]
+    lines += [f"| {name} | {value:.2f} | {value / bare:.1f}× |" for name, value in report["profile"].items()]
+    lines += ["", f"Our basic run: plan {seconds['ours_basic_plan']:.2f} s, scan {seconds['ours_basic_scan']:.2f} s, merge "
+              f"{seconds['ours_basic_merge']:.2f} s. The incremental run: plan {seconds['incremental_plan']:.2f} s, scan "
+              f"{seconds['incremental_scan']:.2f} s, merge {seconds['incremental_merge']:.2f} s. DataSketches' `hll_sketch_agg` is "
+              "a typed imperative aggregate: it costs more per row than Spark's HLL++ and takes the whole aggregate off Spark's "
+              "code-generated hash aggregation; the plan and merge steps are a fixed cost of about 15 statements per run "
+              "(describe, file listing, states, events, merged snapshots), which is what keeps an incremental run above 0.1× "
+              "of a full one on small partitions.", ""]
+    lines += ["## Datasets (single runs)", "",
+              "| table | rows | columns | bare scan | Spark's ANALYZE | with histograms | ours basic | ours with sketches | "
+              "ours with histograms | ours hist. / Spark's hist. |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, d in report["datasets"].items():
+        lines.append(f"| {name.split('.')[-1]} | {d['rows']:,} | {d['columns']} | {d['bare_scan']:.2f} | {d['spark_analyze']:.2f} | "
+                     f"{d['spark_analyze_histograms']:.2f} | {d['ours_basic']:.2f} | {d['ours_sketches']:.2f} | {d['ours_full']:.2f} | "
+                     f"{d['ours_full'] / d['spark_analyze_histograms']:.2f}× |")
+    lines += ["", "## Incremental and merge", "",
+              f"Full collection of the 30-partition table: {seconds['full_30_partitions']:.2f} s; after one new partition: "
+              f"{seconds['incremental_one_partition']:.2f} s. Merging the table's statistics from 10 / 100 / 1,000 partitions' "
+              f"states: {seconds['merge_10_partitions']:.2f} / {seconds['merge_100_partitions']:.2f} / "
+              f"{seconds['merge_1000_partitions']:.2f} s.", ""]
+    lines += ["## Scaling (single runs)", "", "![scaling](bench/out/scaling.png)", "",
+              "| size | bare scan | Spark's ANALYZE | with histograms | ours basic | ours with histograms |", "|---|---:|---:|---:|---:|---:|"]
+    for kind in ("rows", "columns"):
+        for size, d in report["scaling"][kind].items():
+            lines.append(f"| {int(size):,} {kind} | {d['bare_scan']:.2f} | {d['spark_analyze']:.2f} | {d['spark_analyze_histograms']:.2f} | "
+                         f"{d['ours_basic']:.2f} | {d['ours_full']:.2f} |")
+    lines += ["", "Exponents below 1 come from the fixed cost per run (plans and merges), which larger tables amortize.", ""]
+    accuracy_ = report["accuracy"]
+    lines += ["## Accuracy", "", "![accuracy](bench/out/accuracy.png)", "",
+              "NDV relative error against exact `count(distinct)` (per column; p50 / p95 / max):", "",
+              "| table | ours | Spark's |", "|---|---|---|"]
+    for name, s in accuracy_["ndv"].items():
+        cell = lambda x: f"{100 * x['p50']:.2f}% / {100 * x['p95']:.2f}% / {100 * x['max']:.2f}%" if x else "—"  # noqa: E731
+        lines.append(f"| {name.split('.')[-1]} | {cell(s['ours'])} | {cell(s['spark'])} |")
+    lines += ["", "Histogram bins: |rows in the bin − rows/254| / (rows/254), per bin (p50 / p95 / max). A value that holds more "
+              "than a bin's share of rows cannot be split, so skewed columns have some heavy bins in both:", "",
+              "| column | ours | Spark's |", "|---|---|---|"]
+    for name, s in accuracy_["bins"].items():
+        cell = lambda x: f"{x['p50']:.3f} / {x['p95']:.3f} / {x['max']:.2f}" if x else "—"  # noqa: E731
+        lines.append(f"| {name.split('.', 1)[-1]} | {cell(s['ours'])} | {cell(s['spark'])} |")
+    recalls = accuracy_["top_recall"]
+    lines += ["", f"Top values: recall of the exact top 20 (values above the 21st's frequency) among ours, over {len(recalls)} "
+              f"columns: mean {statistics.mean(recalls.values()):.3f}, min {min(recalls.values()):.3f}." if recalls else "", ""]
+    lines += ["## Selectivity estimates (q-error)", "", estimation.markdown_table(report["estimation"]), ""]
     return "\n".join(lines) + "\n"
 
 

@@ -7,6 +7,7 @@
     'dbt_analyze_kll_k': 400,
     'dbt_analyze_top_k': 20,
     'dbt_analyze_histogram_bins': 254,
+    'dbt_analyze_histogram': {'kind': 'equi_height'},
     'dbt_analyze_partition_histograms': false,
     'dbt_analyze_quantiles': [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99],
     'dbt_analyze_top_k_tracked': 256,

@@ -85,3 +85,36 @@ def test_post_hook_with_publish_puts_statistics_into_sparks_catalog(spark, built
     column = {r["info_name"]: r["info_value"] for r in rows(spark, "describe extended analytics.orders amount")}
     assert column["num_nulls"] == "1" and column["max"] == "100.00" and column["histogram"] != "NULL"
     assert "published the statistics of analytics.orders" in built.log
+
+
+def test_a_python_model_that_sets_nothing_runs_and_is_parquet(spark, built):
+    """dbt-spark would write it as delta, which plain Spark does not have."""
+    assert [r["n"] for r in rows(spark, "select n from analytics.default_format order by n")] == [0, 1, 2, 3, 4]
+    provider = {r["col_name"]: r["data_type"] for r in rows(spark, "describe table extended analytics.default_format")}["Provider"]
+    assert provider == "parquet"
+
+
+def test_hybrid_histograms_list_common_values_apart(spark, dbt, built):
+    """The package's Python model: 5 values hold 40% of the rows, the rest is spread over 9,000."""
+    assert not spark.catalog.tableExists("analytics_stats.column_histograms_hybrid"), "disabled unless asked for"
+    spark.sql("drop table if exists analytics.hybrid_input")
+    spark.sql("""create table analytics.hybrid_input using parquet as
+                 select if(id % 100 < 40, id % 5, 1000 + (id * 7) % 9000) as x from range(50000)""")
+    analyzed = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.hybrid_input, columns: all}",
+                   "--vars", "{dbt_analyze_histogram: {kind: hybrid}}")
+    assert analyzed.success, analyzed.error
+    assert "dbt run --select dbt_analyze.column_histograms_hybrid refreshes them" in analyzed.log
+    result = dbt("run", "--select", "dbt_analyze.column_histograms_hybrid", "--vars", "{dbt_analyze_histogram: {kind: hybrid}}")
+    assert result.success, result.error
+    found = rows(spark, "select * from analytics_stats.column_histograms_hybrid where table_name = 'hybrid_input' order by kind, bin")
+    common = {int(r["lower_bound"]): r["row_count"] for r in found if r["kind"] == "mcv"}
+    assert common == {value: 4000 for value in range(5)}
+    bins = [r for r in found if r["kind"] == "bin"]
+    assert round(sum(r["row_count"] for r in bins)) == 30000 and len(bins) > 200
+    assert int(bins[0]["lower_bound"]) == 4, "bins are (lower, upper]: the common values 0-4 are not in them"
+    # each bound within 1% rank of the exact equi-height split of the other rows (KLL's rank error,
+    # as for the plain histograms)
+    exact = rows(spark, "select " + ", ".join(
+        f"count_if(x > 4 and x <= {int(b['upper_bound'])}) as b{b['bin']}" for b in bins) + " from analytics.hybrid_input")[0]
+    errors = [abs(exact[f"b{b['bin']}"] / 30000 - b["bin"] / len(bins)) for b in bins]
+    assert max(errors) <= 0.01, max(errors)

@@ -109,6 +109,25 @@ def as_number(value: Any) -> Optional[float]:
     return None
 
 
+def from_number(number: float, data_type: Optional[str]) -> Any:
+    """The inverse of :func:`as_number`, rounded to the type (integers and dates down).
+
+    >>> from_number(738886.7, "date"), from_number(2.9, "int")
+    (datetime.date(2024, 1, 1), 2)
+    """
+    base = base_type(data_type)
+    if base == "date":
+        return datetime.date.fromordinal(int(math.floor(number)))
+    if base in ("timestamp", "timestamp_ntz"):
+        return datetime.datetime.fromtimestamp(number, datetime.timezone.utc).replace(tzinfo=None)
+    if base in INTEGER_TYPES:
+        return int(math.floor(number))
+    if base == "decimal":
+        scale = re.search(r",\s*(\d+)", data_type or "")
+        return Decimal(number).quantize(Decimal(1).scaleb(-int(scale.group(1)) if scale else 0))
+    return number
+
+
 @dataclasses.dataclass
 class ColumnStats:
     """What is known of one column; None is unknown.

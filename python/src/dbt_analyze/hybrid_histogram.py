@@ -1,0 +1,128 @@
+"""Hybrid histograms (PostgreSQL's): the most common values listed apart, equi-height bins over the rest.
+
+Built from statistics already collected, without a rescan: a column's equi-height histogram (its
+bounds sample the distribution at every 1/bins of the rows), its top values with their
+frequencies, its non-null rows and distinct count. With the common values apart, a rare value's
+bin is no longer inflated by a heavy neighbour, which is what equality estimates need.
+
+>>> bins = [(0.0, 1.0, 50, 2), (1.0, 1.0, 50, 1), (1.0, 9.0, 50, 8), (9.0, 10.0, 50, 2)]
+>>> common = most_common_values([(1.0, 80)], non_null_rows=200, distinct_count=12, limit=20)
+>>> common
+[(1.0, 80)]
+>>> [(round(low, 2), round(high, 2), rows) for low, high, rows, _ in hybrid_histogram(bins, common, 2)]
+[(0.0, 7.0, 60.0), (7.0, 10.0, 60.0)]
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import Sequence
+
+Bin = tuple[float, float, float, float]  # lower, upper, rows, distinct values
+
+
+def most_common_values(top_values: Sequence[tuple[float, float]], non_null_rows: float, distinct_count: float,
+                       limit: int, num_bins: int = 254) -> list[tuple[float, float]]:
+    """PostgreSQL's choice: values at least 1.25 times as common as an average value (or holding a
+    bin's share of the rows), seen more than once, up to ``limit``; most common first."""
+    if not non_null_rows or not distinct_count:
+        return []
+    threshold = min(1.25 * non_null_rows / distinct_count, non_null_rows / num_bins)
+    chosen = [(value, rows) for value, rows in top_values if rows > 1 and rows >= threshold]
+    return sorted(chosen, key=lambda item: -item[1])[:limit]
+
+
+def hybrid_histogram(bins: Sequence[Bin], common: Sequence[tuple[float, float]], num_bins: int) -> list[Bin]:
+    """Equi-height bins over the rows that are not common values.
+
+    ``bins``: the column's equi-height histogram in order; ``common``: (value, rows) listed apart.
+    Each old bin's rows, less the share of its distinct values that are common, give the rest's
+    cumulative distribution at the old bounds; new bounds are cut every 1/num_bins of it
+    (linearly between old bounds). A new bin's distinct values are the old bins' (less their
+    common values), shared out by the overlap of value ranges.
+    """
+    if not bins:
+        return []
+    common_values = sorted(value for value, _ in common)
+    remaining = sum(bin_[2] for bin_ in bins) - sum(rows for _, rows in common)
+    # The rest's rows in each old bin: its rows times the share of its distinct values that are
+    # not common (a bin's rows are nominal, rows/bins, so a heavy value's rows cannot be
+    # subtracted where they fall), scaled to the rest's total.
+    rest_distinct, shares = [], []
+    for index, (lower, upper, rows, distinct) in enumerate(bins):
+        inside = sum(1 for value in common_values
+                     if (value == lower if lower == upper else lower < value <= upper) or (index == 0 and value == lower < upper))
+        rest_distinct.append(max((distinct or 0) - inside, 0))
+        shares.append(rows * rest_distinct[-1] / distinct if distinct else 0.0)
+    scale = remaining / sum(shares) if sum(shares) > 0 else 0.0
+    points, rest = [bins[0][0]], [0.0]
+    for (_, upper, _, _), share in zip(bins, shares):
+        points.append(upper)
+        rest.append(rest[-1] + share * scale)
+    num_bins = int(min(num_bins, max(sum(rest_distinct), 1)))
+    if remaining <= 0 or num_bins < 1:
+        return []
+    # the rest starts where its distribution first rises (common values below are not in the bins)
+    bounds = [points[max(i for i in range(len(rest)) if rest[i] == 0)]]
+    for k in range(1, num_bins):
+        target = remaining * k / num_bins
+        i = next(i for i in range(1, len(rest)) if rest[i] >= target)
+        low, high = rest[i - 1], rest[i]
+        share = min(max((target - low) / (high - low), 0.0), 1.0) if high > low else 1.0
+        bounds.append(points[i - 1] + share * (points[i] - points[i - 1]))
+    bounds.append(points[-1])
+    result = []
+    for low, high in zip(bounds, bounds[1:]):
+        distinct = 0.0
+        for (lower, upper, _, _), count in zip(bins, rest_distinct):
+            if upper == lower:
+                distinct += count if low <= lower <= high and (lower > low or low == bounds[0]) else 0
+            else:
+                overlap = max(0.0, min(high, upper) - max(low, lower))
+                distinct += count * overlap / (upper - lower)
+        rows = remaining / num_bins
+        result.append((low, high, rows, max(1.0, min(round(distinct), rows))))
+    return result
+
+
+def hybrid_rows(tables: list[dict], columns: list[dict], histograms: list[dict], top_values: list[dict],
+                limit: int = 20) -> list[tuple]:
+    """Rows of column_histograms_hybrid from the current table-level statistics rows (dicts of
+    table_statistics, column_statistics, column_histograms in bin order, column_top_values)."""
+    from collections import defaultdict
+
+    from dbt_analyze.column_stats import as_number, format_value, from_number, parse_value
+
+    def key(row: dict) -> tuple:
+        return row["table_schema"], row["table_name"], row["column_name"]
+
+    rows_of = {(t["table_schema"], t["table_name"]): t["row_count"] for t in tables}
+    by_column = defaultdict(list)
+    for row in histograms:
+        by_column[key(row)].append(row)
+    tops = defaultdict(list)
+    for row in top_values:
+        tops[key(row)].append(row)
+    out = []
+    for column in columns:
+        found = by_column.get(key(column))
+        table_rows = rows_of.get((column["table_schema"], column["table_name"]))
+        if not found or table_rows is None:
+            continue
+        data_type = column["data_type"]
+        number = lambda text: as_number(parse_value(text, data_type))  # noqa: E731
+        bins = [(number(b["lower_bound"]), number(b["upper_bound"]), float(b["row_count"]), float(b["distinct_count"] or 0))
+                for b in found]
+        if any(b[0] is None or b[1] is None for b in bins):
+            continue
+        common = most_common_values([(number(t["value"]), float(t["frequency"])) for t in tops.get(key(column), [])
+                                     if number(t["value"]) is not None],
+                                    table_rows - (column["null_count"] or 0), column["distinct_count"] or 0, limit, len(bins))
+        prefix = (column["table_schema"], column["table_name"], "", column["column_name"])
+        for rank, (value, rows) in enumerate(common, start=1):
+            text = format_value(from_number(value, data_type))
+            out.append(prefix + ("mcv", rank, text, text, rows, 1))
+        for index, (low, high, rows, distinct) in enumerate(hybrid_histogram(bins, common, len(bins)), start=1):
+            out.append(prefix + ("bin", index, format_value(from_number(low, data_type)), format_value(from_number(high, data_type)),
+                                 rows, int(distinct)))
+    return out
