@@ -4,8 +4,8 @@
   ANALYZE (its HyperLogLog++, relative standard error 5%), per column.
 - Histogram bins: each bin should hold rows/bins rows; the error of a bin is
   |exact rows in (lower, upper]| - rows/bins| / (rows/bins), ours and Spark's (254 bins each).
-- Top values: recall of the exact top k among our top k, over the values whose frequency is
-  above the (k+1)-th (ties at the cut make the rest arbitrary).
+- Top values: recall of the exact top k among our top k, over the heavy hitters (see
+  top_value_recall).
 """
 
 from __future__ import annotations
@@ -63,12 +63,22 @@ def ndv_errors(spark, table: str, columns: list[str]) -> dict:
     return result
 
 
+def bound_sql(bound: str, cast: str) -> str:
+    """A bound as a value of the column's type (Spark's catalog keeps date bounds as day numbers)."""
+    numeric = re.fullmatch(r"-?[0-9.]+(E-?[0-9]+)?", bound)
+    if cast == "date" and numeric:
+        return f"date_from_unix_date(cast(cast('{bound}' as double) as int))"
+    if numeric:  # Spark's bounds of integers are doubles ('394.0'), which ANSI casts refuse as text
+        return f"cast(cast('{bound}' as double) as {cast})"
+    return f"cast('{bound}' as {cast})"
+
+
 def bin_errors(spark, table: str, column: str, bounds: list[tuple[str, str]], cast: str) -> list[float]:
     """Relative error of each bin's rows against rows/bins; bounds as text, compared as `cast`."""
     if not bounds:
         return []
-    counts = ", ".join(f"count_if({quote(column)} <= cast('{upper}' as {cast}))" for _, upper in bounds)
-    row = spark.sql(f"select count({quote(column)}), count_if({quote(column)} < cast('{bounds[0][0]}' as {cast})), {counts} "
+    counts = ", ".join(f"count_if({quote(column)} <= {bound_sql(upper, cast)})" for _, upper in bounds)
+    row = spark.sql(f"select count({quote(column)}), count_if({quote(column)} < {bound_sql(bounds[0][0], cast)}), {counts} "
                     f"from {table}").collect()[0]
     total, below = row[0], row[1]
     cumulative = [below] + list(row[2:])
@@ -82,12 +92,16 @@ def histogram_errors(spark, table: str, column: str, cast: str) -> dict:
     return {"ours": bin_errors(spark, table, column, mine, cast), "spark": bin_errors(spark, table, column, theirs, cast)}
 
 
-def top_value_recall(spark, table: str, column: str, k: int = 20) -> float | None:
+def top_value_recall(spark, table: str, column: str, k: int = 20, tracked: int = 256) -> float | None:
+    """Over the exact top k that are heavy hitters: above the (k+1)-th value's count and above
+    rows/tracked, the count a top-k sketch tracking `tracked` items is guaranteed to tell apart
+    (a column without such values, e.g. uniform, has no recall to measure: None)."""
     exact = spark.sql(f"select cast({quote(column)} as string) as v, count(*) as n from {table} where {quote(column)} is not null "
                       f"group by 1 order by n desc limit {k + 1}").collect()
     if len(exact) <= 1:
         return None
-    cut = exact[k]["n"] if len(exact) > k else 0
+    rows = spark.sql(f"select count({quote(column)}) from {table}").collect()[0][0]
+    cut = max(exact[k]["n"] if len(exact) > k else 0, rows / tracked)
     wanted = {r["v"] for r in exact[:k] if r["n"] > cut}
     if not wanted:
         return None

@@ -129,11 +129,22 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    parser.add_argument("--accuracy-only", action="store_true",
+                        help="measure the accuracy again on the tables of the last run (bench/out/results.json) and rewrite the report")
     options = parser.parse_args()
     HOME.mkdir(parents=True, exist_ok=True)
     options.out.mkdir(parents=True, exist_ok=True)
     spark = new_spark_session(HOME, **{"spark.driver.memory": "4g"})
     assert run_dbt("deps").success
+    if options.accuracy_only:
+        report = json.loads((options.out / "results.json").read_text())
+        options.scale = report["scale"]
+        for name, dataset in report["datasets"].items():
+            if isinstance(dataset["columns"], int):  # a report of an older version counted them only
+                dataset["columns"] = spark.table(name).columns
+        report["accuracy"] = measure_accuracy(spark, report["datasets"])
+        write_report(report, options)
+        return
     spark.sql("create database if not exists analytics")
     rows = int(2_000_000 * options.scale)
     report: dict = {"rows": rows, "repeat": options.repeat, "scale": options.scale, "date": time.strftime("%Y-%m-%d"),
@@ -164,20 +175,11 @@ def main() -> None:
     tpch_scale = max(0.01, round(0.1 * options.scale, 3))
     tables.update(datasets.create_tpch(spark, tpch_scale, options.out / "tpch"))
     report["tpch_scale_factor"] = tpch_scale
-    report["datasets"], report["accuracy"] = {}, {"ndv": {}, "bins": {}, "top_recall": {}}
+    report["datasets"] = {}
     for name, columns in tables.items():
         step(f"  {name}")
-        report["datasets"][name] = {"rows": spark.table(name).count(), "columns": len(columns), **compare(spark, name, columns)}
-        report["accuracy"]["ndv"][name] = {who: accuracy.summary(errors) for who, errors in
-                                           accuracy.ndv_errors(spark, name, columns[:24]).items()}
-        for column in columns:
-            if column in NUMERIC_CASTS and not name.endswith("duplicated"):
-                errors = accuracy.histogram_errors(spark, name, column, NUMERIC_CASTS[column])
-                report["accuracy"]["bins"][f"{name}.{column}"] = {who: accuracy.summary(e) for who, e in errors.items()}
-            if not name.endswith("wide_200"):
-                recall = accuracy.top_value_recall(spark, name, column)
-                if recall is not None:
-                    report["accuracy"]["top_recall"][f"{name}.{column}"] = recall
+        report["datasets"][name] = {"rows": spark.table(name).count(), "columns": columns, **compare(spark, name, columns)}
+    report["accuracy"] = measure_accuracy(spark, report["datasets"])
 
     # --- incremental and merge -----------------------------------------------------------------
     step("incremental")
@@ -212,6 +214,28 @@ def main() -> None:
     step("estimation")
     report["estimation"] = estimation.measure(spark, rows // 2)
 
+    write_report(report, options)
+
+
+def measure_accuracy(spark, datasets: dict) -> dict:
+    """NDV errors, histogram bin errors and top-value recall of the datasets' tables, whose
+    statistics (ours and Spark's) the timed runs left behind."""
+    result = {"ndv": {}, "bins": {}, "top_recall": {}}
+    for name, dataset in datasets.items():
+        columns = dataset["columns"]
+        result["ndv"][name] = {who: accuracy.summary(errors) for who, errors in accuracy.ndv_errors(spark, name, columns[:24]).items()}
+        for column in columns:
+            if column in NUMERIC_CASTS and not name.endswith("duplicated"):
+                errors = accuracy.histogram_errors(spark, name, column, NUMERIC_CASTS[column])
+                result["bins"][f"{name}.{column}"] = {who: accuracy.summary(e) for who, e in errors.items()}
+            if not name.endswith("wide_200"):
+                recall = accuracy.top_value_recall(spark, name, column)
+                if recall is not None:
+                    result["top_recall"][f"{name}.{column}"] = recall
+    return result
+
+
+def write_report(report: dict, options) -> None:
     report["goals"] = goals(report)
     (options.out / "results.json").write_text(json.dumps(report, indent=2, default=str))
     plots.ratios(report["goals"][:3], options.out / "ratios.png")
@@ -298,7 +322,7 @@ def markdown(report: dict, options) -> str:
               "| table | rows | columns | bare scan | Spark's ANALYZE | with histograms | ours basic | ours with sketches | "
               "ours with histograms | ours hist. / Spark's hist. |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, d in report["datasets"].items():
-        lines.append(f"| {name.split('.')[-1]} | {d['rows']:,} | {d['columns']} | {d['bare_scan']:.2f} | {d['spark_analyze']:.2f} | "
+        lines.append(f"| {name.split('.')[-1]} | {d['rows']:,} | {len(d['columns'])} | {d['bare_scan']:.2f} | {d['spark_analyze']:.2f} | "
                      f"{d['spark_analyze_histograms']:.2f} | {d['ours_basic']:.2f} | {d['ours_sketches']:.2f} | {d['ours_full']:.2f} | "
                      f"{d['ours_full'] / d['spark_analyze_histograms']:.2f}× |")
     lines += ["", "## Incremental and merge", "",
@@ -326,9 +350,18 @@ def markdown(report: dict, options) -> str:
     for name, s in accuracy_["bins"].items():
         cell = lambda x: f"{x['p50']:.3f} / {x['p95']:.3f} / {x['max']:.2f}" if x else "—"  # noqa: E731
         lines.append(f"| {name.split('.', 1)[-1]} | {cell(s['ours'])} | {cell(s['spark'])} |")
+    lines += ["", "Our bounds are cut from the merged KLL sketches (k = 400, `dbt_analyze_kll_k`: rank error about 0.3% typical, "
+              "under 1% with 99% confidence), so a bin of 1/254 = 0.39% of the rows holds about a fifth more or less than that; "
+              "Spark's come from `percentile_approx` at accuracy 10,000 (0.01%) over a full scan each time, where ours merge "
+              "from partition states without one. A larger k gives finer bins for larger states; range estimates barely "
+              "differ (q-errors below)."]
     recalls = accuracy_["top_recall"]
-    lines += ["", f"Top values: recall of the exact top 20 (values above the 21st's frequency) among ours, over {len(recalls)} "
-              f"columns: mean {statistics.mean(recalls.values()):.3f}, min {min(recalls.values()):.3f}." if recalls else "", ""]
+    lines += ["", "Top values: recall of the exact top 20 among ours, over the heavy hitters (values above the 21st's count and "
+              "above rows/256, the count our top-k sketch, tracking 256 items, is guaranteed to tell apart; columns without any, "
+              "such as uniform ones, are left out):", "",
+              "| column | recall |", "|---|---:|"]
+    lines += [f"| {name.split('.', 1)[-1]} | {value:.2f} |" for name, value in recalls.items()]
+    lines += [""]
     lines += ["## Selectivity estimates (q-error)", "", estimation.markdown_table(report["estimation"]), ""]
     return "\n".join(lines) + "\n"
 

@@ -1,0 +1,39 @@
+"""Which submission method dbt-spark's adapter uses for Python models, per connection method."""
+
+import types
+
+import pytest
+from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
+from dbt.adapters.spark.impl import SparkAdapter
+
+import dbt_analyze  # noqa: F401  (registers the method, as dbt's plugin scan does)
+from dbt_analyze.session_submission import SessionPythonJobHelper, SessionRequiredHelper
+
+
+def adapter_for(method: SparkConnectionMethod, **more) -> SparkAdapter:
+    adapter = object.__new__(SparkAdapter)  # only its connection's credentials matter here
+    adapter.config = types.SimpleNamespace(credentials=SparkCredentials(schema="analytics", host="localhost", method=method, **more))
+    return adapter
+
+
+@pytest.mark.parametrize("method,expected", [
+    (SparkConnectionMethod.SESSION, "session"),
+    (SparkConnectionMethod.THRIFT, "session_required"),
+    # Databricks connections of dbt-spark keep dbt-spark's own default (odbc alike; it needs pyodbc to build)
+    (SparkConnectionMethod.HTTP, "all_purpose_cluster"),
+])
+def test_default_method_per_connection(method, expected):
+    adapter = adapter_for(method)
+    assert adapter.default_python_submission_method == expected
+    helpers = adapter.python_submission_helpers
+    assert {"job_cluster", "all_purpose_cluster", "session", "session_required"} <= set(helpers)
+    assert helpers["session"] is SessionPythonJobHelper and helpers["session_required"] is SessionRequiredHelper
+
+
+def test_a_python_model_over_thrift_fails_with_a_reason():
+    from dbt_common.exceptions import DbtRuntimeError
+
+    credentials = adapter_for(SparkConnectionMethod.THRIFT).config.credentials
+    for helper in (SessionRequiredHelper, SessionPythonJobHelper):  # also when asked for session by name
+        with pytest.raises(DbtRuntimeError, match="needs a Spark session in dbt's process .* method 'thrift'"):
+            helper({"unique_id": "model.p.m"}, credentials).submit("def model(dbt, session): ...")
