@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -41,6 +42,8 @@ def scaling(rows: dict, columns: dict, path: Path) -> None:
         axes.plot(sizes, [first * size / sizes[0] for size in sizes], ":", color="grey", label="linear from the first point")
         axes.set_xscale("log")
         axes.set_yscale("log")
+        axes.set_xticks(sizes, [f"{size:,}" for size in sizes])
+        axes.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         axes.set_xlabel(label)
         axes.set_ylabel("seconds")
         axes.legend(fontsize=8)
