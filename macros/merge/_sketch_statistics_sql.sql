@@ -60,13 +60,14 @@
     {%- do integral_like.append(dbt_analyze._quote_literal(data_type)) -%}
   {%- endfor -%}
 
-  {#- Merged KLL sketches per partition and for the table (the table only when every partition has one). -#}
+  {#- Merged KLL sketches per partition and for the table (the table only when every partition has a
+      state; one whose column is all NULL has no sketch, which the merge skips). -#}
   {%- set merged_kll -%}
     select * from (
       select {{ spec }} as partition_spec, column_name, data_type, {{ 'grouping(partition_spec)' if partitioned else '1' }} as is_table,
              count(*) as partitions, kll_merge_agg_double(quantile_sketch) as sketch, sum(value_count) as n,
              least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true)), sum(value_count)) as ndv
-      from {{ states }} where column_name <> '' and quantile_sketch is not null
+      from {{ states }} where column_name <> ''
       group by {{ grouping }}
     ) where (is_table = 0 or {{ complete }}) and kll_sketch_get_n_double(sketch) > 0
   {%- endset -%}

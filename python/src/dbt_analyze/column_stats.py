@@ -18,7 +18,7 @@ import dataclasses
 import datetime
 import math
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from typing import Any, Optional
 
 ACCURACY_LEVELS = ("low", "medium", "high", "accurate")
@@ -112,8 +112,8 @@ def as_number(value: Any) -> Optional[float]:
 def from_number(number: float, data_type: Optional[str]) -> Any:
     """The inverse of :func:`as_number`, rounded to the type (integers and dates down).
 
-    >>> from_number(738886.7, "date"), from_number(2.9, "int")
-    (datetime.date(2024, 1, 1), 2)
+    >>> from_number(738886.7, "date"), from_number(2.9, "int"), from_number(-0.99, "decimal(38,38)") < 0
+    (datetime.date(2024, 1, 1), 2, True)
     """
     base = base_type(data_type)
     if base == "date":
@@ -124,7 +124,9 @@ def from_number(number: float, data_type: Optional[str]) -> Any:
         return int(math.floor(number))
     if base == "decimal":
         scale = re.search(r",\s*(\d+)", data_type or "")
-        return Decimal(number).quantize(Decimal(1).scaleb(-int(scale.group(1)) if scale else 0))
+        with localcontext() as context:
+            context.prec = 80  # decimal(38, 38) needs more digits than the default 28
+            return Decimal(number).quantize(Decimal(1).scaleb(-int(scale.group(1)) if scale else 0), rounding=ROUND_FLOOR)
     return number
 
 

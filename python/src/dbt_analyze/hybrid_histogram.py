@@ -119,10 +119,13 @@ def hybrid_rows(tables: list[dict], columns: list[dict], histograms: list[dict],
                                      if number(t["value"]) is not None],
                                     table_rows - (column["null_count"] or 0), column["distinct_count"] or 0, limit, len(bins))
         prefix = (column["table_schema"], column["table_name"], "", column["column_name"])
-        for rank, (value, rows) in enumerate(common, start=1):
-            text = format_value(from_number(value, data_type))
-            out.append(prefix + ("mcv", rank, text, text, rows, 1))
-        for index, (low, high, rows, distinct) in enumerate(hybrid_histogram(bins, common, len(bins)), start=1):
-            out.append(prefix + ("bin", index, format_value(from_number(low, data_type)), format_value(from_number(high, data_type)),
-                                 rows, int(distinct)))
+        try:
+            found_rows = [prefix + ("mcv", rank, format_value(from_number(value, data_type)), format_value(from_number(value, data_type)),
+                                    rows, 1) for rank, (value, rows) in enumerate(common, start=1)]
+            found_rows += [prefix + ("bin", index, format_value(from_number(low, data_type)), format_value(from_number(high, data_type)),
+                                     rows, int(distinct))
+                           for index, (low, high, rows, distinct) in enumerate(hybrid_histogram(bins, common, len(bins)), start=1)]
+        except (ValueError, OverflowError, ArithmeticError):
+            continue  # bounds beyond what Python's dates or decimals hold (year 1 or 9999 edges): no hybrid for that column
+        out.extend(found_rows)
     return out
