@@ -39,14 +39,16 @@ COLUMN_PREFIX = "Statistics (dbt_analyze): "  # plain text: dbt docs shows colum
 Key = Tuple[str, str]
 
 
-def escape(value: Any) -> str:
-    """A value made safe inside a markdown table cell (and shortened).
+def escape(value: Any, limit: Optional[int] = 40) -> str:
+    """A value made safe inside a markdown table cell (and shortened to limit characters, unless None).
 
     >>> escape("a|b*c")
     'a\\\\|b\\\\*c'
+    >>> escape("x" * 50)[-3:], escape("x" * 50, limit=None)[-3:]
+    ('xx…', 'xxx')
     """
     text = "" if value is None else str(value)
-    text = text if len(text) <= 40 else text[:39] + "…"
+    text = text if limit is None or len(text) <= limit else text[:limit - 1] + "…"
     for char in "\\`*_[]|<>":
         text = text.replace(char, "\\" + char)
     return text.replace("\n", " ")
@@ -132,7 +134,7 @@ def estimated_section(estimates: List[Dict[str, Any]]) -> str:
         lines.append("| " + " | ".join([
             escape(column["column_name"]), escape(column.get("data_type")), escape(column.get("accuracy")), number(rows), share,
             number(column.get("distinct_count")), escape(column.get("min_value")), escape(column.get("max_value")),
-            number(column.get("avg_len")), number(column.get("max_len")), escape(column.get("derived_from"))]) + " |")
+            number(column.get("avg_len")), number(column.get("max_len")), escape(column.get("derived_from"), limit=None)]) + " |")
     return "\n".join(lines)
 
 
