@@ -3,6 +3,7 @@ are never merged with new ones."""
 
 import glob
 import os
+import shutil
 
 from conftest import HOME, analyze, column_stats, rows, table_stats
 
@@ -61,3 +62,47 @@ def test_a_column_added_on_unchanged_files_is_collected(spark, dbt):
     stats = column_stats(spark, "analytics.evolving")
     assert set(stats) == {"a", "b", "c"} and stats["c"]["null_count"] == 2
     assert table_stats(spark, "analytics.evolving")[""]["row_count"] == 2
+
+
+def committer_options(spark, table: str) -> str:
+    create = spark.sql(f"show create table analytics_stats.{table}").collect()[0][0]
+    return " ".join(line.strip() for line in create.splitlines() if "fileoutputcommitter" in line)
+
+
+def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(spark, dbt):
+    """Storage version 2 set the committer per write; version 3 keeps it as table options, which
+    Spark applies to every write into the table (what keeps concurrent runs from deleting each
+    other's _temporary files)."""
+    spark.sql("drop table if exists analytics.upgraded")
+    spark.sql("create table analytics.upgraded using parquet as select id as v from range(100)")
+    assert analyze(dbt, relation="analytics.upgraded", columns="all").success
+    assert committer_options(spark, "partition_states") == (
+        "'mapreduce.fileoutputcommitter.algorithm.version' = '2', 'mapreduce.fileoutputcommitter.cleanup.skipped' = 'true')")
+    # an older storage: version 2, its tables without the options
+    for table in ("partition_states", "column_statistics_history"):
+        spark.sql(f"""alter table analytics_stats.{table} set serdeproperties (
+                      'mapreduce.fileoutputcommitter.algorithm.version' = '1', 'mapreduce.fileoutputcommitter.cleanup.skipped' = 'false')""")
+    spark.sql("alter table analytics_stats.analyze_run_events set tblproperties ('dbt_analyze.storage_version' = '2')")
+    location = spark.sql("describe table extended analytics_stats.partition_states").where("col_name = 'Location'").collect()[0][1]
+    temporary = os.path.join(location.removeprefix("file:"), "_temporary")
+    shutil.rmtree(temporary, ignore_errors=True)
+    before = others(spark)
+
+    spark.sql("insert into analytics.upgraded select 100")
+    result = analyze(dbt, relation="analytics.upgraded", columns="all")
+    assert result.success, result.error
+    assert "upgraded to storage version 3" in result.log
+    for table in ("partition_states", "column_statistics_history"):
+        assert "'mapreduce.fileoutputcommitter.cleanup.skipped' = 'true'" in committer_options(spark, table)
+    stored = spark.sql("show tblproperties analytics_stats.analyze_run_events ('dbt_analyze.storage_version')").collect()[0][-1]
+    assert stored == "3"
+    # the write after the upgrade used the table's options: _temporary was left in place
+    assert os.path.isdir(temporary)
+    assert table_stats(spark, "analytics.upgraded")[""]["row_count"] == 101
+    assert column_stats(spark, "analytics.upgraded")["v"]["max_value"] == "100"
+    assert others(spark) == before  # every other table's statistics came through the upgrade unchanged
+
+
+def others(spark):
+    return repr([rows(spark, f"select * from analytics_stats.{name} where table_name <> 'upgraded' order by all")
+                 for name in ("table_statistics", "column_statistics", "column_histograms", "column_top_values")])

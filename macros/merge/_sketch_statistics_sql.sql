@@ -61,18 +61,12 @@
   {%- endfor -%}
 
   {#- Merged KLL sketches per partition and for the table (the table only when every partition has a
-      state; one whose column is all NULL has no sketch, which the merge skips). -#}
-  {%- set merged_kll -%}
-    select * from (
-      select {{ spec }} as partition_spec, column_name, data_type, {{ 'grouping(partition_spec)' if partitioned else '1' }} as is_table,
-             count(*) as partitions, kll_merge_agg_double(quantile_sketch) as sketch, sum(value_count) as n,
-             least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true)), sum(value_count)) as ndv
-      from {{ states }} where column_name <> ''
-      group by {{ grouping }}
-    ) where (is_table = 0 or {{ complete }}) and kll_sketch_get_n_double(sketch) > 0
-  {%- endset -%}
-  {#- Partition histograms are many rows (bins x columns x partitions): only when asked. -#}
-  {%- set histogram_kll = merged_kll if dbt_analyze._var('dbt_analyze_partition_histograms') else 'select * from (' ~ merged_kll ~ ') where is_table = 1' -%}
+      state; one whose column is all NULL has no sketch, which the merge skips). Partition
+      histograms are many rows (bins x columns x partitions): only when asked, else the histogram
+      merges the table's sketches alone. -#}
+  {%- set merged_kll = dbt_analyze._merged_kll_sql(states, grouping, spec, 'grouping(partition_spec)' if partitioned else '1', complete) -%}
+  {%- set histogram_kll = merged_kll if dbt_analyze._var('dbt_analyze_partition_histograms')
+                          else dbt_analyze._merged_kll_sql(states, 'column_name, data_type', "''", '1', complete) -%}
 
   {%- set quantiles_sql -%}
   insert into {{ dbt_analyze._storage_relation('column_quantiles_history') }}
@@ -89,19 +83,20 @@
          n / {{ num_bins }},
          {#- The grid's points 10*bin .. 10*bin+10 are the quantiles between this bin's bounds. -#}
          cast(greatest(1, least(
-           round(ndv * size(array_distinct(filter(slice(grid, 10 * bin + 1, 11), x -> x > lower or bin = 0))) / size(array_distinct(grid))),
+           round(ndv * size(array_distinct(filter(slice(grid, 10 * bin + 1, 11), x -> x > lower or bin = 0))) / grid_distinct),
            ceil(n / {{ num_bins }}),
            {{ ('if(data_type in (' ~ integral_like | join(', ') ~ '), upper - lower + if(bin = 0, 1, 0), 1e18)') if integral_like else '1e18' }})) as bigint)
   from (
-    select partition_spec, column_name, data_type, n, ndv, bin, lower, upper,
-           kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(fine_ranks) }}) as grid
+    {#- Bounds and grid are read off each sketch once, before the bins are generated from them. -#}
+    select *, size(array_distinct(grid)) as grid_distinct
     from (
-      select *, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(bin_ranks) }}) as bounds
+      select *, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(bin_ranks) }}) as bounds,
+             kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(fine_ranks) }}) as grid
       from ({{ histogram_kll }})
     )
-    lateral view inline(transform(sequence(0, {{ num_bins - 1 }}),
-                                  i -> named_struct('bin', i, 'lower', bounds[i], 'upper', bounds[i + 1]))) b
   )
+  lateral view inline(transform(sequence(0, {{ num_bins - 1 }}),
+                                i -> named_struct('bin', i, 'lower', bounds[i], 'upper', bounds[i + 1]))) b
   {%- endset -%}
 
   {%- set top_values_sql -%}
@@ -122,4 +117,17 @@
   ) where rank <= {{ top_k }}
   {%- endset -%}
   {{ return([quantiles_sql, histograms_sql, top_values_sql]) }}
+{% endmacro %}
+
+{% macro _merged_kll_sql(states, grouping, spec, is_table, complete) %}
+  {%- set sql -%}
+    select * from (
+      select {{ spec }} as partition_spec, column_name, data_type, {{ is_table }} as is_table,
+             count(*) as partitions, kll_merge_agg_double(quantile_sketch) as sketch, sum(value_count) as n,
+             least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true)), sum(value_count)) as ndv
+      from {{ states }} where column_name <> ''
+      group by {{ grouping }}
+    ) where (is_table = 0 or {{ complete }}) and kll_sketch_get_n_double(sketch) > 0
+  {%- endset -%}
+  {{ return(sql) }}
 {% endmacro %}

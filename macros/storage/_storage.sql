@@ -50,16 +50,18 @@
 
 {#- Every write into a storage table. Two Spark jobs appending to one table at once (two runs
     over a Thrift server) share the table's _temporary directory, and the first to commit deletes
-    it under the other: a failed run, or worse, rows gone missing. So each write commits its task
-    files straight into the table (committer algorithm 2; a failed run's rows stay invisible, as
-    only succeeded runs count) and leaves _temporary alone (Spark skips _-prefixed paths), for this
-    statement only. -#}
+    it under the other: a failed run, or worse, rows gone missing. So the storage tables carry
+    committer options (see _storage_options) that Spark applies to every write into them: task
+    files are committed straight into the table (a failed run's rows stay invisible, as only
+    succeeded runs count) and _temporary is left alone (Spark skips _-prefixed paths). Table
+    options rather than SET: no statements around each write, and other writes of the session
+    (dbt's threads share it) keep their own settings. -#}
 {% macro _write_storage(sql) %}
-  {%- set settings = {'mapreduce.fileoutputcommitter.algorithm.version': '2', 'mapreduce.fileoutputcommitter.cleanup.skipped': 'true'} -%}
-  {%- for key, value in settings.items() -%}{%- do run_query('set ' ~ key ~ '=' ~ value) -%}{%- endfor -%}
-  {%- set result = run_query(sql) -%}
-  {%- for key in settings -%}{%- do run_query('reset ' ~ key) -%}{%- endfor -%}
-  {{ return(result) }}
+  {{ return(run_query(sql)) }}
+{% endmacro %}
+
+{% macro _storage_options() %}
+  {{ return("('mapreduce.fileoutputcommitter.algorithm.version' = '2', 'mapreduce.fileoutputcommitter.cleanup.skipped' = 'true')") }}
 {% endmacro %}
 
 {% macro _storage_relation(name) %}
@@ -77,7 +79,8 @@
     {%- for column, type in dbt_analyze._storage_columns(name) -%}
       {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
     {%- endfor -%}
-    {%- do run_query('create table if not exists ' ~ dbt_analyze._storage_relation(name) ~ ' (' ~ columns | join(', ') ~ ') using parquet') -%}
+    {%- do run_query('create table if not exists ' ~ dbt_analyze._storage_relation(name) ~ ' (' ~ columns | join(', ') ~ ') using parquet options '
+                     ~ dbt_analyze._storage_options()) -%}
   {%- endfor -%}
   {#- Storage of an older version (the version is a property of analyze_run_events): every table
       gains the columns added since (older rows read NULL there), appended or by a rebuild when
@@ -99,7 +102,7 @@
           {%- do values.append(dbt_analyze._quote_identifier(column) if column in present else 'cast(null as ' ~ type ~ ')') -%}
         {%- endfor -%}
         {%- do run_query('drop table if exists ' ~ rebuilt) -%}
-        {%- do run_query('create table ' ~ rebuilt ~ ' (' ~ columns | join(', ') ~ ') using parquet') -%}
+        {%- do run_query('create table ' ~ rebuilt ~ ' (' ~ columns | join(', ') ~ ') using parquet options ' ~ dbt_analyze._storage_options()) -%}
         {%- do run_query('insert into ' ~ rebuilt ~ ' select ' ~ values | join(', ') ~ ' from ' ~ dbt_analyze._storage_relation(name)) -%}
         {%- do run_query('drop table ' ~ dbt_analyze._storage_relation(name)) -%}
         {%- do run_query('alter table ' ~ rebuilt ~ ' rename to ' ~ dbt_analyze._storage_relation(name)) -%}
@@ -110,6 +113,8 @@
         {%- endfor -%}
         {%- do run_query('alter table ' ~ dbt_analyze._storage_relation(name) ~ ' add columns (' ~ missing | join(', ') ~ ')') -%}
       {%- endif -%}
+      {#- Storage of version 2 and older wrote with SET around each write: the options now go on the table. -#}
+      {%- do run_query('alter table ' ~ dbt_analyze._storage_relation(name) ~ ' set serdeproperties ' ~ dbt_analyze._storage_options()) -%}
     {%- endfor -%}
     {{ log('dbt_analyze: statistics tables in ' ~ schema ~ ' upgraded to storage version ' ~ version, info=True) }}
     {%- set existing = existing | reject('in', ['analyze_runs', 'table_staleness', 'column_statistics_estimated'] + dbt_analyze._history_tables() | map('replace', '_history', '') | list) | list -%}
@@ -130,9 +135,9 @@
   {{ return('') }}
 {% endmacro %}
 
-{#- Raised whenever a storage table gains a column: older statistics schemas are upgraded in place. -#}
+{#- Raised whenever a storage table gains a column or an option: older statistics schemas are upgraded in place. -#}
 {% macro _storage_version() %}
-  {{ return('2') }}
+  {{ return('3') }}
 {% endmacro %}
 
 {#- One row per run: started, finished, status (running | succeeded | failed) and its metrics. -#}
