@@ -1,6 +1,8 @@
 """Incremental ANALYZE: unchanged partitions are skipped, changed/new/dropped ones are found from
 the file listing, and table statistics are merged from partition states without a table scan."""
 
+import os
+
 import pytest
 from conftest import analyze, column_stats, rows, table_stats
 
@@ -152,3 +154,23 @@ def test_analyze_stale_finds_and_refreshes_only_what_changed(spark, dbt):
     check = dbt("run-operation", "analyze_stale", "--args", "{check_only: true, schema: stale_db}")
     assert check.success, check.error
     assert staleness(spark)[("flat", "")] == "dropped"
+
+
+def test_a_run_on_sparks_default_shuffle_partitions_spreads_its_states_over_a_few_tasks(spark, dbt, visits):
+    """Users keep spark.sql.shuffle.partitions at 200. The merge caches the current states, and a
+    cached plan runs without adaptive execution, so nothing would coalesce them: every merge
+    statement then read 200 partitions of a few rows (a 10-row table took 12 s to merge). No
+    stage of a run may have that many tasks."""
+    tracker = spark.sparkContext.statusTracker()
+    before = set(tracker.getJobIdsForGroup())
+    os.environ["DBT_ANALYZE_SHUFFLE_PARTITIONS"] = "200"  # the profile sets it on the session dbt opens
+    try:
+        result = analyze(dbt, relation=T, columns="all", full=True)
+        assert spark.conf.get("spark.sql.shuffle.partitions") == "200"
+    finally:
+        del os.environ["DBT_ANALYZE_SHUFFLE_PARTITIONS"]
+        spark.conf.set("spark.sql.shuffle.partitions", "4")
+    assert result.success, result.error
+    jobs = [tracker.getJobInfo(job) for job in set(tracker.getJobIdsForGroup()) - before]
+    tasks = [tracker.getStageInfo(stage).numTasks for job in jobs if job for stage in job.stageIds if tracker.getStageInfo(stage)]
+    assert len(tasks) > 10 and max(tasks) < 200, tasks

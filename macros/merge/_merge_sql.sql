@@ -15,20 +15,27 @@
   {%- endfor -%}
   {%- set partitions = [] -%}
   {%- for spec in plan.all_partitions -%}{%- do partitions.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
+  {#- Spread over a few partitions sized to the states (not spark.sql.shuffle.partitions, 200 by
+      default): this result is cached, and a cached plan runs without adaptive execution, so every
+      merge statement would otherwise read 200 partitions of a few rows each. -#}
+  {%- set spread = [1, [64, ((plan.all_partitions | length + 1) * (plan.table.data_columns | length + 1) / 2000) | round(0, 'ceil') | int] | min] | max -%}
   select * from (
-    select s.run_id, s.partition_spec, s.column_name, s.data_type, s.row_count, s.file_count, s.size_bytes,
-           s.files_modified_at, s.sketches, s.sample_rows, s.collected_at,
-           {%- for field, type in dbt_analyze._state_fields() if with_sketches or type in ('bigint', 'double', 'string') %} s.{{ field }},{% endfor %}
-           row_number() over (partition by s.partition_spec, s.column_name order by s.collected_at desc, s.run_id desc) as _rank
-    from {{ dbt_analyze._storage_relation('partition_states') }} s
-    where s.table_schema = {{ dbt_analyze._quote_literal(table.schema) }}
-      and s.table_name = {{ dbt_analyze._quote_literal(table.identifier) }}
-      and (s.run_id = {{ dbt_analyze._quote_literal(run_id) }} or s.run_id in (
-            select run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }} where event = 'succeeded'))
-      {%- if not as_stored %}
-      and s.partition_spec in ({{ partitions | join(', ') if partitions else "null" }})
-      and ({{ column_filters | join(' or ') }})
-      {%- endif %}
+    select s.*, row_number() over (partition by s.partition_spec, s.column_name order by s.collected_at desc, s.run_id desc) as _rank
+    from (
+      select /*+ REPARTITION({{ spread }}, partition_spec, column_name) */
+             s.run_id, s.partition_spec, s.column_name, s.data_type, s.row_count, s.file_count, s.size_bytes,
+             s.files_modified_at, s.sketches, s.sample_rows, s.collected_at
+             {%- for field, type in dbt_analyze._state_fields() if with_sketches or type in ('bigint', 'double', 'string') %}, s.{{ field }}{% endfor %}
+      from {{ dbt_analyze._storage_relation('partition_states') }} s
+      where s.table_schema = {{ dbt_analyze._quote_literal(table.schema) }}
+        and s.table_name = {{ dbt_analyze._quote_literal(table.identifier) }}
+        and (s.run_id = {{ dbt_analyze._quote_literal(run_id) }} or s.run_id in (
+              select run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }} where event = 'succeeded'))
+        {%- if not as_stored %}
+        and s.partition_spec in ({{ partitions | join(', ') if partitions else "null" }})
+        and ({{ column_filters | join(' or ') }})
+        {%- endif %}
+    ) s
   ) where _rank = 1
 {% endmacro %}
 
