@@ -63,6 +63,16 @@ def test_relation_form_equals_statement_form(dbt, sales):
     assert "in ('region=us/day=2024-01-01', 'region=us/day=2024-01-02')" in by_relation
 
 
+def test_names_in_any_case_are_one_tables_statistics(spark, dbt, sales):
+    """Spark's catalog is case-insensitive: Analytics.SALES is analytics.sales, so it finds the
+    states analytics.sales left (nothing changed: nothing scanned) and writes no second table."""
+    result = analyze(dbt, statement="ANALYZE TABLE Analytics.SALES COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert result.success, result.error
+    assert "4 partition(s) skipped" in result.log
+    names = rows(spark, "select distinct table_schema, table_name from analytics_stats.table_statistics where lower(table_name) = 'sales'")
+    assert names == [{"table_schema": "analytics", "table_name": "sales"}]
+
+
 def test_partition_spec_with_column_statistics_is_honoured(spark, dbt, sales):
     stats = column_stats(spark, SALES, "region=us/day=2024-01-02")
     assert stats["amount"]["null_count"] == 1 and stats["amount"]["max_value"] == "5.0"

@@ -25,19 +25,22 @@
 {% macro _describe_table(request, run=none) %}
   {%- set name = dbt_analyze._resolve_table_name(request) -%}
   {%- set schemas = run_query('show schemas') -%}
-  {%- set schema_names = schemas.columns[0].values() | map('lower') | list -%}
-  {%- if name.schema | lower not in schema_names -%}
+  {#- Names as the catalog spells them (Spark's is case-insensitive and keeps them in lower case),
+      so that statistics of analytics.Orders and of analytics.orders are one table's. -#}
+  {%- set found = namespace(schema=none, identifier=none) -%}
+  {%- for value in schemas.columns[0].values() if value | lower == name.schema | lower -%}{%- set found.schema = value -%}{%- endfor -%}
+  {%- if found.schema is none -%}
     {{ dbt_analyze._fail(run, "unknown schema '" ~ name.schema ~ "' (table " ~ name.schema ~ "." ~ name.identifier ~ ")") }}
   {%- endif -%}
-  {%- set tables = run_query('show tables in ' ~ dbt_analyze._quote_identifier(name.schema)) -%}
-  {%- set table_names = tables.columns[1].values() | map('lower') | list -%}
-  {%- if name.identifier | lower not in table_names -%}
+  {%- set tables = run_query('show tables in ' ~ dbt_analyze._quote_identifier(found.schema)) -%}
+  {%- for value in tables.columns[1].values() if value | lower == name.identifier | lower -%}{%- set found.identifier = value -%}{%- endfor -%}
+  {%- if found.identifier is none -%}
     {{ dbt_analyze._fail(run, "unknown table " ~ name.schema ~ "." ~ name.identifier) }}
   {%- endif -%}
 
-  {%- set quoted = dbt_analyze._quote_relation(name.schema, name.identifier) -%}
+  {%- set quoted = dbt_analyze._quote_relation(found.schema, found.identifier) -%}
   {%- set rows = run_query('describe table extended ' ~ quoted) -%}
-  {%- set info = {'schema': name.schema, 'identifier': name.identifier, 'quoted': quoted,
+  {%- set info = {'schema': found.schema, 'identifier': found.identifier, 'quoted': quoted,
                   'columns': [], 'partition_columns': [], 'location': none, 'type': none} -%}
   {%- set st = namespace(section='columns') -%}
   {%- for row in rows -%}
@@ -56,7 +59,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if (info.type or '') | upper == 'VIEW' -%}
-    {{ dbt_analyze._fail(run, "" ~ name.schema ~ "." ~ name.identifier ~ " is a view; views hold no data of their own to analyze (analyze the tables it reads)") }}
+    {{ dbt_analyze._fail(run, "" ~ found.schema ~ "." ~ found.identifier ~ " is a view; views hold no data of their own to analyze (analyze the tables it reads)") }}
   {%- endif -%}
   {%- do info.update({'data_columns': info.columns | rejectattr('name', 'in', info.partition_columns) | list}) -%}
   {{ return(info) }}
