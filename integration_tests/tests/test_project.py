@@ -40,6 +40,13 @@ def test_incremental_model_post_hook_scans_only_the_new_partition(spark, dbt, bu
     assert stats[""]["row_count"] == 200 and stats["day=2"]["row_count"] == 100
 
 
+def test_a_source_is_named_as_source_name_dot_table(spark, dbt, built):
+    """raw.orders_seed is the source (schema analytics), not a schema called raw."""
+    result = dbt("run-operation", "analyze_table", "--args", "{relation: raw.orders_seed, columns: [amount]}")
+    assert result.success, result.error
+    assert table_stats(spark, "analytics.orders_seed")[""]["row_count"] == 7
+
+
 def test_failing_python_model_reports_its_traceback(spark, dbt, tmp_path):
     model = built_model_path("broken_model.py")
     model.write_text("def model(dbt, session):\n    if True:\n        raise ValueError('this model is broken on purpose')\n    return session.range(1)\n")

@@ -4,22 +4,22 @@
   Unknown schemas and tables and views are refused here, before anything is written.
 -#}
 {% macro _resolve_table_name(request) %}
-  {%- set schema = request.get('schema') -%}
-  {%- set identifier = request.get('identifier') -%}
+  {#- A namespace: a plain set inside a for loop would not outlive the loop. -#}
+  {%- set name = namespace(schema=request.get('schema'), identifier=request.get('identifier')) -%}
   {%- if request.get('relation') and execute -%}
     {#- A single name: a model, seed or snapshot of the project first, else a table in target.schema. -#}
     {%- for node in graph.nodes.values() if node.resource_type in ('model', 'seed', 'snapshot') and node.name == request['relation'] -%}
-      {%- set schema = node.schema -%}
-      {%- set identifier = node.alias or node.name -%}
+      {%- set name.schema = node.schema -%}
+      {%- set name.identifier = node.alias or node.name -%}
     {%- endfor -%}
-  {%- elif schema and execute -%}
+  {%- elif name.schema and execute -%}
     {#- schema.name may name a source as source_name.table_name. -#}
-    {%- for source in graph.sources.values() if source.source_name == schema and source.name == identifier -%}
-      {%- set schema = source.schema -%}
-      {%- set identifier = source.identifier -%}
+    {%- for source in graph.sources.values() if source.source_name == name.schema and source.name == name.identifier -%}
+      {%- set name.schema = source.schema -%}
+      {%- set name.identifier = source.identifier -%}
     {%- endfor -%}
   {%- endif -%}
-  {{ return({'schema': schema or target.schema, 'identifier': identifier}) }}
+  {{ return({'schema': name.schema or target.schema, 'identifier': name.identifier}) }}
 {% endmacro %}
 
 {% macro _describe_table(request, run=none) %}
