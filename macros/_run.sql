@@ -38,7 +38,7 @@
     {%- endif -%}
     {%- do values.append(value) -%}
   {%- endfor -%}
-  {%- do dbt_analyze._write_storage('insert into ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' values (' ~ values | join(', ') ~ ')') -%}
+  {%- do run_query('insert into ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' values (' ~ values | join(', ') ~ ')') -%}
 {% endmacro %}
 
 {% macro _elapsed_ms(since) %}
@@ -136,7 +136,7 @@
   {%- if to_scan -%}
     {{ log('dbt_analyze: scanning ' ~ name ~ ': ' ~ (to_scan | length) ~ ' of ' ~ (plan.all_partitions | length) ~ ' partition(s), '
            ~ scan_columns | length ~ ' column(s)' ~ (' [' ~ scan_columns | map(attribute='name') | join(', ') ~ ']' if scan_columns else ''), info=True) }}
-    {%- do dbt_analyze._write_storage(scan_sql) -%}
+    {%- do run_query(scan_sql) -%}
   {%- endif -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set merge_started = modules.datetime.datetime.utcnow() -%}
@@ -177,7 +177,7 @@
   {%- set own = run_query("select coalesce(sum(if(column_name = '', row_count, 0)), 0), coalesce(sum(if(column_name = '', size_bytes, 0)), 0),"
                           ~ ' coalesce(sum(coalesce(length(ndv_sketch), 0) + coalesce(length(quantile_sketch), 0) + coalesce(length(top_values_sketch.sketch), 0)), 0)'
                           ~ ' from ' ~ merge.states_view ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run_id))[0] -%}
-  {%- for sql in merge.merge_sqls -%}{%- do dbt_analyze._write_storage(sql) -%}{%- endfor -%}
+  {%- for sql in merge.merge_sqls -%}{%- do run_query(sql) -%}{%- endfor -%}
   {%- do run_query('uncache table if exists ' ~ merge.states_view) -%}
   {%- do run_query('drop view if exists ' ~ merge.states_view) -%}
   {{ return({'rows': own[0] | int, 'bytes': own[1] | int, 'sketch_bytes': own[2] | int}) }}

@@ -51,7 +51,7 @@
     {%- endfor -%}
   {%- endfor -%}
   {%- if checks -%}
-    {%- do dbt_analyze._write_storage('insert into ' ~ dbt_analyze._storage_relation('staleness_checks') ~ ' values ' ~ checks | join(', ')) -%}
+    {%- do run_query('insert into ' ~ dbt_analyze._storage_relation('staleness_checks') ~ ' values ' ~ checks | join(', ')) -%}
   {%- endif -%}
   {{ log('dbt_analyze: ' ~ (analyzed | length) ~ ' analyzed table(s); ' ~ ((report | length) ~ ' changed:\n  ' ~ report | join('\n  ') if report else 'all fresh'), info=True) }}
   {{ return(report) }}

@@ -55,7 +55,7 @@
     {%- for row in result.rows -%}
       {%- do rows.append(dict(row, estimate_id=estimate_id, estimated_at=estimated_at)) -%}
     {%- endfor -%}
-    {%- do dbt_analyze._write_storage(dbt_analyze._insert_document_rows_sql('column_statistics_estimated_history', rows)) -%}
+    {%- do run_query(dbt_analyze._insert_document_rows_sql('column_statistics_estimated_history', rows)) -%}
     {{ log('dbt_analyze: ' ~ rows | length ~ ' estimated column(s) written to ' ~ dbt_analyze._storage_relation('column_statistics_estimated'), info=True) }}
   {%- endif -%}
   {{ return(result.rows) }}

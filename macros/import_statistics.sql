@@ -56,7 +56,7 @@
         {%- endif -%}
         {%- do rows.append(row) -%}
       {%- endfor -%}
-      {%- if rows -%}{%- do dbt_analyze._write_storage(dbt_analyze._insert_document_rows_sql(kind, rows)) -%}{%- endif -%}
+      {%- if rows -%}{%- do run_query(dbt_analyze._insert_document_rows_sql(kind, rows)) -%}{%- endif -%}
     {%- endfor -%}
     {%- set publish_ms = dbt_analyze._publish_to_catalog(plan.table, run.run_id) if dbt_analyze._as_bool(publish) else none -%}
     {%- do dbt_analyze._write_event(run, 'succeeded', plan.table, {'partitions_scanned': 0, 'publish_ms': publish_ms,

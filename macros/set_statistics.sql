@@ -64,7 +64,7 @@
         {%- do select.append(quoted) -%}
       {%- endif -%}
     {%- endfor -%}
-    {%- do dbt_analyze._write_storage('insert into ' ~ dbt_analyze._storage_relation(kind) ~ ' select ' ~ select | join(', ') ~ ' from ' ~ dbt_analyze._storage_relation(kind) ~ where) -%}
+    {%- do run_query('insert into ' ~ dbt_analyze._storage_relation(kind) ~ ' select ' ~ select | join(', ') ~ ' from ' ~ dbt_analyze._storage_relation(kind) ~ where) -%}
   {%- endfor -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if dbt_analyze._as_bool(publish) else none -%}
   {%- do dbt_analyze._write_event(run, 'succeeded', table, {'partitions_scanned': 0, 'publish_ms': publish_ms, 'notes': 'manual: ' ~ pinned | join(', ')}) -%}

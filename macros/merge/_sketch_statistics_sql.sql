@@ -119,6 +119,7 @@
   {{ return([quantiles_sql, histograms_sql, top_values_sql]) }}
 {% endmacro %}
 
+{#- The KLL sketches of the states merged per grouping, with row count and NDV; a table row only when complete. -#}
 {% macro _merged_kll_sql(states, grouping, spec, is_table, complete) %}
   {%- set sql -%}
     select * from (

@@ -48,18 +48,13 @@
   {{ return(tables[name]) }}
 {% endmacro %}
 
-{#- Every write into a storage table. Two Spark jobs appending to one table at once (two runs
-    over a Thrift server) share the table's _temporary directory, and the first to commit deletes
-    it under the other: a failed run, or worse, rows gone missing. So the storage tables carry
-    committer options (see _storage_options) that Spark applies to every write into them: task
-    files are committed straight into the table (a failed run's rows stay invisible, as only
-    succeeded runs count) and _temporary is left alone (Spark skips _-prefixed paths). Table
-    options rather than SET: no statements around each write, and other writes of the session
-    (dbt's threads share it) keep their own settings. -#}
-{% macro _write_storage(sql) %}
-  {{ return(run_query(sql)) }}
-{% endmacro %}
-
+{#- Options of every storage table, which Spark applies to every write into it. Two Spark jobs
+    appending to one table at once (two runs over a Thrift server) share the table's _temporary
+    directory, and the first to commit deletes it under the other: a failed run, or worse, rows
+    gone missing. So task files are committed straight into the table (a failed run's rows stay
+    invisible, as only succeeded runs count) and _temporary is left alone (Spark skips _-prefixed
+    paths). Table options rather than SET: no statements around each write, and other writes of
+    the session (dbt's threads share it) keep their own settings. -#}
 {% macro _storage_options() %}
   {{ return("('mapreduce.fileoutputcommitter.algorithm.version' = '2', 'mapreduce.fileoutputcommitter.cleanup.skipped' = 'true')") }}
 {% endmacro %}
