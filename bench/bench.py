@@ -182,17 +182,21 @@ def main() -> None:
     report["accuracy"] = measure_accuracy(spark, report["datasets"])
 
     # --- incremental and merge -----------------------------------------------------------------
-    step("incremental")
+    # partitions of 100,000 rows x SCALE, then ten times larger: the incremental run's cost is
+    # mostly fixed (statements), a full one's grows with the rows
     partitioned_rows = int(3_000_000 * options.scale)
-    parts = datasets.create(spark, "bench_parts", MIXED, partitioned_rows, partitions=30)
     select = ", ".join(f"{expression} as {column}" for column, expression in MIXED.items())
-    full_parts = analyze(spark, relation=parts, columns="all", full=True)
-    spark.sql(f"insert into {parts} select {select}, 30 as part from range({partitioned_rows // 30})")
-    incremental = analyze(spark, relation=parts, columns="all")
-    seconds.update({"full_30_partitions": full_parts["collection"], "incremental_one_partition": incremental["collection"],
-                    "incremental_plan": incremental["plan"], "incremental_scan": incremental["scan"],
-                    "incremental_merge": incremental["merge"]})
-    report["partitioned_rows"] = partitioned_rows
+    for suffix, rows_total in (("", partitioned_rows), ("_large", 10 * partitioned_rows)):
+        step(f"incremental, {rows_total // 30:,} rows per partition")
+        parts = datasets.create(spark, "bench_parts", MIXED, rows_total, partitions=30)
+        full_parts = analyze(spark, relation=parts, columns="all", full=True)
+        spark.sql(f"insert into {parts} select {select}, 30 as part from range({rows_total // 30})")
+        incremental = analyze(spark, relation=parts, columns="all")
+        seconds.update({f"full_30_partitions{suffix}": full_parts["collection"], f"incremental_one_partition{suffix}": incremental["collection"],
+                        f"incremental_plan{suffix}": incremental["plan"], f"incremental_scan{suffix}": incremental["scan"],
+                        f"incremental_merge{suffix}": incremental["merge"]})
+        report[f"partitioned_rows{suffix}"] = rows_total
+        spark.sql(f"drop table {parts}")
     step("merge")
     for count in (10, 100, 1000):
         many = datasets.create(spark, "bench_many", MIXED, count * 50, partitions=count)
@@ -238,7 +242,7 @@ def measure_accuracy(spark, datasets: dict) -> dict:
 def write_report(report: dict, options) -> None:
     report["goals"] = goals(report)
     (options.out / "results.json").write_text(json.dumps(report, indent=2, default=str))
-    plots.ratios(report["goals"][:3], options.out / "ratios.png")
+    plots.ratios(report["goals"][:4], options.out / "ratios.png")
     plots.scaling(report["scaling"]["rows"], report["scaling"]["columns"], options.out / "scaling.png")
     plots.accuracy(report["accuracy"]["ndv"], options.out / "accuracy.png")
     (ROOT / "BENCHMARKS.md").write_text(markdown(report, options))
@@ -259,7 +263,10 @@ def goals(report: dict) -> list[dict]:
     found = [
         ("ours full with histograms / Spark's ANALYZE with histograms", seconds["ours_full"] / seconds["spark_analyze_histograms"], 0.5),
         ("ours basic / Spark's ANALYZE", seconds["ours_basic"] / seconds["spark_analyze"], 1.0),
-        ("incremental (1 new of 31 partitions) / full", seconds["incremental_one_partition"] / seconds["full_30_partitions"], 0.1),
+        ("incremental (1 new of 31 partitions of %s rows) / full" % f"{report['partitioned_rows'] // 30:,}",
+         seconds["incremental_one_partition"] / seconds["full_30_partitions"], 0.1),
+        ("incremental (1 new of 31 partitions of %s rows) / full" % f"{report['partitioned_rows_large'] // 30:,}",
+         seconds["incremental_one_partition_large"] / seconds["full_30_partitions_large"], 0.1),
         ("NDV relative error p95, worst table (Spark's: %.1f%%)" % (100 * spark_ndv_p95), ndv_p95, 0.02),
         ("time against rows: exponent (1 = linear)", exponent(report["scaling"]["rows"], "ours_full"), 1.1),
         ("time against columns: exponent (1 = linear)", exponent(report["scaling"]["columns"], "ours_full"), 1.1),
@@ -306,7 +313,11 @@ def markdown(report: dict, options) -> str:
               f"| Spark's ANALYZE / bare scan | {seconds['spark_analyze'] / bare:.2f}× |",
               f"| Spark's ANALYZE with histograms / bare scan | {seconds['spark_analyze_histograms'] / bare:.2f}× |",
               f"| incremental (1 new of 31 partitions, {report['partitioned_rows']:,} rows) / full | "
-              f"{seconds['incremental_one_partition'] / seconds['full_30_partitions']:.2f}× |", ""]
+              f"{seconds['incremental_one_partition'] / seconds['full_30_partitions']:.2f}× |"]
+    if "full_30_partitions_large" in seconds:
+        lines.append(f"| incremental (1 new of 31 partitions, {report['partitioned_rows_large']:,} rows) / full | "
+                     f"{seconds['incremental_one_partition_large'] / seconds['full_30_partitions_large']:.2f}× |")
+    lines.append("")
     lines += ["## Where the time goes", "",
               "Each kind of aggregate alone over the mixed table's columns (one query each, medians):", "",
               "| aggregate | seconds | / bare scan |", "|---|---:|---:|"]
@@ -326,8 +337,13 @@ def markdown(report: dict, options) -> str:
                      f"{d['spark_analyze_histograms']:.2f} | {d['ours_basic']:.2f} | {d['ours_sketches']:.2f} | {d['ours_full']:.2f} | "
                      f"{d['ours_full'] / d['spark_analyze_histograms']:.2f}× |")
     lines += ["", "## Incremental and merge", "",
-              f"Full collection of the 30-partition table: {seconds['full_30_partitions']:.2f} s; after one new partition: "
-              f"{seconds['incremental_one_partition']:.2f} s. Merging the table's statistics from 10 / 100 / 1,000 partitions' "
+              f"Full collection of the 30-partition table ({report['partitioned_rows']:,} rows): {seconds['full_30_partitions']:.2f} s; "
+              f"after one new partition: {seconds['incremental_one_partition']:.2f} s."
+              + (f" Ten times the rows ({report['partitioned_rows_large']:,}): {seconds['full_30_partitions_large']:.2f} s full, "
+                 f"{seconds['incremental_one_partition_large']:.2f} s after one new partition (plan {seconds['incremental_plan_large']:.2f}, "
+                 f"scan {seconds['incremental_scan_large']:.2f}, merge {seconds['incremental_merge_large']:.2f} s)."
+                 if "full_30_partitions_large" in seconds else "")
+              + f" Merging the table's statistics from 10 / 100 / 1,000 partitions' "
               f"states: {seconds['merge_10_partitions']:.2f} / {seconds['merge_100_partitions']:.2f} / "
               f"{seconds['merge_1000_partitions']:.2f} s.", ""]
     lines += ["## Scaling (single runs)", "", "![scaling](bench/out/scaling.png)", "",

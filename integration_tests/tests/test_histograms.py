@@ -1,9 +1,9 @@
 """Histograms, quantiles and top values from merged sketches against exact answers.
 
 Bins: each bin's upper bound sits within 1% (in rank) of the exact equi-height split; per-bin
-NDV estimates are compared with exact per-bin distinct counts (the error is printed and bounded
-loosely: it is an estimate without a scan); top values equal the exact ones where frequencies are
-well separated."""
+NDV estimates are compared with exact per-bin distinct counts (the error is printed and bounded:
+median 1.3, p90 1.6, worst bin 4x; KLL's bounds vary from run to run); top values equal the exact
+ones where frequencies are well separated."""
 
 import bisect
 import statistics
@@ -16,6 +16,9 @@ SHAPES = {
     "uniform": "cast(rand(1) * 1000000 as bigint)",
     "zipf": "cast(floor(pow(1 - rand(2), -1.0 / 1.1)) as bigint)",
     "duplicated": "cast(floor(rand(3) * 10) as bigint) * 1000",
+    # many rows on the small values, a long sparse tail: the tail's bins hold ~2x-10x more
+    # distinct values than the head's, which a share of the NDV by quantile-grid points misses
+    "log_uniform": "cast(floor(pow(1000000, rand(4))) as bigint)",
 }
 
 
@@ -60,7 +63,7 @@ def test_per_bin_distinct_counts_against_exact(spark, shapes, column):
     errors.sort()
     median, p90 = statistics.median(errors), errors[int(0.9 * len(errors))]
     print(f"per-bin NDV q-error of {column}: median {median:.2f}, p90 {p90:.2f}, max {errors[-1]:.2f}")
-    assert median <= 1.5 and p90 <= 3.0
+    assert median <= 1.3 and p90 <= 1.6 and errors[-1] <= 4.0
 
 
 @pytest.mark.parametrize("column", ["zipf", "duplicated"])

@@ -4,10 +4,15 @@
     column_top_values  the k most common values of the merged top-k sketch, with their counts
     column_histograms  equi-height bins, Spark CBO style: num_bins bins whose bounds are the KLL
                        quantiles at i/num_bins, each holding rows/num_bins rows. A bin's distinct
-                       count is estimated without a scan: the column's NDV (HLL) shared out in
-                       proportion to the distinct values of a 10x finer quantile grid that fall
-                       in the bin (exact while the column has fewer distinct values than the grid),
-                       capped by the bin's rows and, for integers and dates, by the count of values in (lower, upper].
+                       count is estimated without a scan from the column's NDV (HLL) and a 10x finer
+                       quantile grid. Other than integers and dates: the NDV shared out in proportion
+                       to the distinct grid points in the bin (exact while the column has fewer
+                       distinct values than the grid). Integers and dates: each bin has its distinct
+                       grid points; the NDV beyond them goes first to bins with 3x more rows than the
+                       W values of (lower, upper] (full: all W), then to the others in proportion to
+                       how many more values they would hold if their rows fell at random on their W
+                       values (W (1 - exp(-rows / W))): the sparse bins of a skewed column's tail get
+                       more than its dense ones. Capped by the bin's rows and W.
 -#}
 
 {#- The SQL that renders a KLL value (a double) back as a value of the column's type. -#}
@@ -80,23 +85,38 @@
   insert into {{ dbt_analyze._storage_relation('column_histograms_history') }}
   select {{ run }}, partition_spec, column_name, bin,
          {{ dbt_analyze._render_by_type_sql('lower', data_types) }}, {{ dbt_analyze._render_by_type_sql('upper', data_types) }},
-         n / {{ num_bins }},
-         {#- The grid's points 10*bin .. 10*bin+10 are the quantiles between this bin's bounds. -#}
+         bin_rows,
          cast(greatest(1, least(
-           round(ndv * size(array_distinct(filter(slice(grid, 10 * bin + 1, 11), x -> x > lower or bin = 0))) / grid_distinct),
-           ceil(n / {{ num_bins }}),
-           {{ ('if(data_type in (' ~ integral_like | join(', ') ~ '), upper - lower + if(bin = 0, 1, 0), 1e18)') if integral_like else '1e18' }})) as bigint)
+           if(domain is null, round(ndv * grid_points / grid_distinct),
+              grid_points + round(full_excess * least(1, beyond_grid / nullif(sum(full_excess) over per_column, 0))
+                                  + greatest(beyond_grid - sum(full_excess) over per_column, 0)
+                                    * coalesce(open_excess / nullif(sum(open_excess) over per_column, 0), 0))),
+           ceil(bin_rows), coalesce(greatest(domain, 1), 1e18))) as bigint)
   from (
-    {#- Bounds and grid are read off each sketch once, before the bins are generated from them. -#}
-    select *, size(array_distinct(grid)) as grid_distinct
+    select *, n / {{ num_bins }} as bin_rows,
+           {#- The grid's points 10*bin .. 10*bin+10 are the quantiles between this bin's bounds. -#}
+           size(array_distinct(filter(slice(grid, 10 * bin + 1, 11), x -> x > lower or bin = 0))) as grid_points,
+           {#- Integers and dates: W, the count of values in (lower, upper]; the values beyond the
+               grid points that the bin's rows would fill at random; a bin with 3x more rows than
+               values is full (95% for random rows), and served first. -#}
+           {{ ('if(data_type in (' ~ integral_like | join(', ') ~ '), upper - lower + if(bin = 0, 1, 0), null)') if integral_like else 'cast(null as double)' }} as domain,
+           greatest(if(domain > 0, domain * (1 - exp(-bin_rows / domain)), 0) - grid_points, 0) as excess,
+           if(bin_rows >= 3 * domain, excess, 0) as full_excess,
+           if(bin_rows >= 3 * domain, 0, excess) as open_excess,
+           greatest(ndv - grid_distinct, 0) as beyond_grid
     from (
-      select *, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(bin_ranks) }}) as bounds,
-             kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(fine_ranks) }}) as grid
-      from ({{ histogram_kll }})
+      {#- Bounds and grid are read off each sketch once, before the bins are generated from them. -#}
+      select *, size(array_distinct(grid)) as grid_distinct
+      from (
+        select *, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(bin_ranks) }}) as bounds,
+               kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(fine_ranks) }}) as grid
+        from ({{ histogram_kll }})
+      )
     )
+    lateral view inline(transform(sequence(0, {{ num_bins - 1 }}),
+                                  i -> named_struct('bin', i, 'lower', bounds[i], 'upper', bounds[i + 1]))) b
   )
-  lateral view inline(transform(sequence(0, {{ num_bins - 1 }}),
-                                i -> named_struct('bin', i, 'lower', bounds[i], 'upper', bounds[i + 1]))) b
+  window per_column as (partition by partition_spec, column_name)
   {%- endset -%}
 
   {%- set top_values_sql -%}
