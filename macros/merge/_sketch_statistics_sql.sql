@@ -37,11 +37,12 @@
   {{ return('case data_type ' ~ branches | join(' ') ~ ' end' if branches else 'cast(null as string)') }}
 {% endmacro %}
 
-{#- A literal array<double> of ranks: the quantile functions want constant ranks. -#}
+{#- A constant array<double> of ranks (the quantile functions want constant ranks), folded from
+    one string: an array(...) of 2,541 literals (the histogram's grid) took Spark 0.25 s to plan. -#}
 {% macro _ranks_sql(ranks) %}
   {%- set literals = [] -%}
-  {%- for rank in ranks -%}{%- do literals.append('%.17g' | format(rank | float) ~ 'D') -%}{%- endfor -%}
-  {{ return('array(' ~ literals | join(', ') ~ ')') }}
+  {%- for rank in ranks -%}{%- do literals.append('%.17g' | format(rank | float)) -%}{%- endfor -%}
+  {{ return('cast(split(' ~ dbt_analyze._quote_literal(literals | join(',')) ~ ", ',') as array<double>)") }}
 {% endmacro %}
 
 {% macro _sketch_statistics_sql(plan, run_id, states) %}
