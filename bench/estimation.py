@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import itertools
 import json
 import random
 import re
@@ -93,13 +94,13 @@ def spark_estimate(spark, table: str, predicate: str) -> float:
     return float(re.search(r"rowCount=([0-9.E+]+)", optimized).group(1))
 
 
-def multiplicities(spark, column: str, bins: list[tuple], top: dict[float, int]) -> tuple[list[Counter], int]:
+def multiplicities(exact: dict[int, int], bins: list[tuple], top: dict[float, int]) -> tuple[list[Counter], int]:
     """Per bin of our histogram, how many values occur k times ({k: values}), from the exact
     counts; values among our top values apart (their rows are estimated exactly)."""
     uppers = [upper for _, upper, _, _ in bins]
     by_bin = [Counter() for _ in bins]
     exact_rows = 0
-    for value, count in spark.sql(f"select {column}, count(*) from analytics.estimation_ours group by 1").collect():
+    for value, count in exact.items():
         if float(value) in top:
             exact_rows += count
         else:
@@ -146,21 +147,18 @@ def measure(spark, rows: int) -> dict:
         top = {float(r["value"]): int(r["frequency"]) for r in spark.sql(
             f"""select * from analytics_stats.column_top_values where table_name = 'estimation_ours'
                 and partition_spec = '' and column_name = '{column}'""").collect()}
-        floors[column] = equality_floor(*multiplicities(spark, column, histogram, top))
+        # the exact count of every value, in one pass: the true rows of both predicate kinds and the floor
+        exact = dict(spark.sql(f"select {column}, count(*) from analytics.estimation_ours group by 1").collect())
+        values = sorted(exact)
+        rows_up_to = list(itertools.accumulate(exact[v] for v in values))
+        floors[column] = equality_floor(*multiplicities(exact, histogram, top))
         sample = [r[0] for r in spark.sql(f"select {column} from analytics.estimation_ours tablesample (1 percent) repeatable (7)").collect()]
         constants = [rng.choice(sample) for _ in range(PREDICATES)]
-        # the true counts of all constants in one pass: per distinct value its rows and the rows up to it
-        spark.createDataFrame([(v,) for v in sorted(set(constants))], "v int").createOrReplaceTempView("estimation_constants")
-        truth = {r["v"]: (r["equal"], r["at_most"]) for r in spark.sql(f"""
-            select v, equal, at_most from (
-              select v, equal, sum(equal) over (order by v) as at_most
-              from (select {column} as v, count(*) as equal from analytics.estimation_ours group by 1))
-            where v in (select v from estimation_constants)""").collect()}
         errors = {kind: {who: [] for who in WHO} for kind in ("range", "equality")}
         for kind in ("range", "equality"):
             for value in constants:
                 predicate = f"{column} <= {value}" if kind == "range" else f"{column} = {value}"
-                true = truth[value][1] if kind == "range" else truth[value][0]
+                true = rows_up_to[bisect.bisect_right(values, value) - 1] if kind == "range" else exact[value]
                 ours = ours_range([b[:3] for b in histogram], value) if kind == "range" else ours_equality(histogram, top, value)
                 errors[kind]["ours"].append(q_error(ours, true))
                 errors[kind]["ours_hybrid"].append(q_error(hybrid_estimate(hybrid_column, kind, value), true))
