@@ -51,9 +51,8 @@
     of partitions and columns dropped or retyped since. -#}
 {% macro _read_current_states(plan, run) %}
   {%- set states = {} -%}
-  {%- set existing = run_query('show tables in ' ~ dbt_analyze._quote_identifier(dbt_analyze._stats_schema())).columns[1].values() | list
-      if dbt_analyze._stats_schema() | lower in run_query('show schemas').columns[0].values() | map('lower') | list else [] -%}
-  {%- if 'partition_states' not in existing -%}
+  {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it). -#}
+  {%- if run.dry_run and 'partition_states' not in dbt_analyze._existing_storage() -%}
     {{ return(states) }}
   {%- endif -%}
   {%- set rows = run_query('select partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches, cast(collected_at as string) from ('
@@ -108,14 +107,26 @@
   {%- if request.sample and to_scan and not run.dry_run -%}
     {%- do plan.update(dbt_analyze._plan_sample(plan, to_scan, request.sample)) -%}
   {%- endif -%}
-  {%- set scan_sql = dbt_analyze._scan_sql(plan, to_scan, run.run_id) if to_scan else none -%}
   {%- set merge = dbt_analyze._merge_statements(plan, run.run_id, scan_columns and request.sketches == 'full') -%}
+  {%- set states_sql = dbt_analyze._scan_sql(plan, to_scan, run.run_id) if to_scan else none -%}
+  {%- set store_sql = 'insert into ' ~ dbt_analyze._storage_relation('partition_states') -%}
+  {%- if to_scan and plan.scan_everything -%}
+    {#- This run's states are then all the current states: the scan is cached as the merge's states
+        view and stored from there, and the merge does not read them back from history. -#}
+    {%- set spread = dbt_analyze._states_spread(to_scan | length, scan_columns | length) -%}
+    {%- set scan_sqls = ['cache table ' ~ merge.states_view ~ ' as select /*+ REPARTITION(' ~ spread ~ ', partition_spec, column_name) */ * from (' ~ states_sql ~ ')',
+                         store_sql ~ ' select * from ' ~ merge.states_view] -%}
+    {%- do merge.update({'cache_sql': none}) -%}
+  {%- else -%}
+    {%- set scan_sqls = [store_sql ~ '\n' ~ states_sql] if to_scan else [] -%}
+  {%- endif -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': skipped, 'dropped': dropped,
                      'columns': scan_columns | map(attribute='name') | list} -%}
   {%- if run.dry_run -%}
     {{ log('-- dbt_analyze dry run for ' ~ name ~ ': scan ' ~ to_scan | length ~ ' partition(s), skip ' ~ skipped | length, info=True) }}
-    {{ log((scan_sql or '-- nothing to scan') ~ ';\n' ~ merge.cache_sql ~ ';\n' ~ merge.merge_sqls | join(';\n') ~ ';', info=True) }}
-    {%- do summary.update({'sql': [scan_sql, merge.cache_sql] + merge.merge_sqls}) -%}
+    {%- set statements = scan_sqls + ([merge.cache_sql] if merge.cache_sql else []) + merge.merge_sqls -%}
+    {{ log(('' if scan_sqls else '-- nothing to scan;\n') ~ statements | join(';\n') ~ ';', info=True) }}
+    {%- do summary.update({'sql': statements}) -%}
     {{ return(summary) }}
   {%- endif -%}
 
@@ -136,7 +147,7 @@
   {%- if to_scan -%}
     {{ log('dbt_analyze: scanning ' ~ name ~ ': ' ~ (to_scan | length) ~ ' of ' ~ (plan.all_partitions | length) ~ ' partition(s), '
            ~ scan_columns | length ~ ' column(s)' ~ (' [' ~ scan_columns | map(attribute='name') | join(', ') ~ ']' if scan_columns else ''), info=True) }}
-    {%- do run_query(scan_sql) -%}
+    {%- for sql in scan_sqls -%}{%- do run_query(sql) -%}{%- endfor -%}
   {%- endif -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set merge_started = modules.datetime.datetime.utcnow() -%}
@@ -152,11 +163,11 @@
         'partitions_scanned': to_scan | length, 'partitions_skipped': skipped | length, 'rows_scanned': st.rows,
         'bytes_scanned': st.bytes, 'sketch_bytes': sketch_bytes, 'plan_ms': plan_ms, 'scan_ms': scan_ms, 'merge_ms': merge_ms,
         'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}) -%}
-  {%- do dbt_analyze._merge_again_after_concurrent_runs(plan, run, merge_mark, scan_columns and request.sketches == 'full') -%}
+  {%- set snapshot_run_id = dbt_analyze._merge_again_after_concurrent_runs(plan, run, merge_mark, scan_columns and request.sketches == 'full') -%}
   {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ st.rows ~ ' rows (' ~ st.bytes ~ ' bytes) scanned in ' ~ (to_scan | length) ~ ' partition(s), '
          ~ (skipped | length) ~ ' skipped' ~ (', ' ~ dropped | length ~ ' dropped' if dropped else '') ~ '; sketches ' ~ sketch_bytes ~ ' bytes'
          ~ ' (plan ' ~ plan_ms ~ ' ms, scan ' ~ scan_ms ~ ' ms, merge ' ~ merge_ms ~ ' ms' ~ (', publish ' ~ publish_ms ~ ' ms' if publish_ms is not none else '') ~ ')', info=True) }}
-  {%- do summary.update({'status': 'succeeded', 'rows_scanned': st.rows}) -%}
+  {%- do summary.update({'status': 'succeeded', 'rows_scanned': st.rows, 'snapshot_run_id': snapshot_run_id}) -%}
   {{ return(summary) }}
 {% endmacro %}
 
@@ -170,10 +181,10 @@
                            + (dbt_analyze._sketch_statistics_sql(plan, run_id, states_view) if with_sketch_statistics else [])}) }}
 {% endmacro %}
 
-{#- Runs a merge: caches the current states, writes the table's snapshot from them and drops the
-    cache. Returns what the run itself stored: {rows, bytes, sketch_bytes} of its own states. -#}
+{#- Runs a merge: caches the current states (unless the scan did), writes the table's snapshot
+    from them and drops the cache. Returns what the run itself stored: {rows, bytes, sketch_bytes} of its own states. -#}
 {% macro _execute_merge(merge, run_id) %}
-  {%- do run_query(merge.cache_sql) -%}
+  {%- if merge.cache_sql -%}{%- do run_query(merge.cache_sql) -%}{%- endif -%}
   {%- set own = run_query("select coalesce(sum(if(column_name = '', row_count, 0)), 0), coalesce(sum(if(column_name = '', size_bytes, 0)), 0),"
                           ~ ' coalesce(sum(coalesce(length(ndv_sketch), 0) + coalesce(length(quantile_sketch), 0) + coalesce(length(top_values_sketch.sketch), 0)), 0)'
                           ~ ' from ' ~ merge.states_view ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run_id))[0] -%}
@@ -190,7 +201,7 @@
 {#- Runs of one table at the same time (say, on different partitions) each merge the states they
     can see; a run that finished while this one merged made this snapshot miss its states. Then
     the table is merged again, as a run of its own, until no other run finished meanwhile, so the
-    last snapshot always holds every succeeded state. -#}
+    last snapshot always holds every succeeded state. Returns the run id of that last snapshot. -#}
 {% macro _merge_again_after_concurrent_runs(plan, run, merge_mark, with_sketch_statistics) %}
   {%- set table = plan.table -%}
   {%- set st = namespace(run_id=run.run_id, mark=merge_mark, done=false) -%}
@@ -213,6 +224,7 @@
       {%- set st.run_id = again.run_id -%}
     {%- endif -%}
   {%- endfor -%}
+  {{ return(st.run_id) }}
 {% endmacro %}
 
 {#- What changed in the table's columns since their states were taken, as sentences for the log and

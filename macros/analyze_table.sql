@@ -19,7 +19,7 @@
   {%- endfor -%}
   {%- set summary = dbt_analyze._run_analyze(args) -%}
   {%- if not summary.get('sql') -%}
-    {{ log(dbt_analyze.format_statistics(summary.table), info=True) }}
+    {{ log(dbt_analyze.format_statistics(summary.table, summary.run_id, summary.get('snapshot_run_id')), info=True) }}
     {%- if (dbt_analyze._var('dbt_analyze_histogram') or {}).get('kind') == 'hybrid' -%}
       {{ log('dbt_analyze: hybrid histograms are a model: dbt run --select dbt_analyze.column_histograms_hybrid refreshes them', info=True) }}
     {%- endif -%}

@@ -63,6 +63,25 @@ def test_relation_form_equals_statement_form(dbt, sales):
     assert "in ('region=us/day=2024-01-01', 'region=us/day=2024-01-02')" in by_relation
 
 
+def test_the_run_operation_ends_by_printing_the_statistics_like_describe_extended(dbt, sales):
+    """The run that scanned prints the snapshot it wrote (read by its run id); a run that found
+    nothing changed prints the current one (read through the views). Both the same numbers."""
+    unchanged = analyze(dbt, relation=SALES, columns="all")
+    assert unchanged.success, unchanged.error
+    for result, run_line in ((sales, "last run: succeeded; partitions scanned 4, skipped 0; rows scanned 5"),
+                             (unchanged, "last run: succeeded; partitions scanned 0, skipped 4; rows scanned 0")):
+        printed = next(m for m in result.messages if m.startswith("\nStatistics of analytics.sales")).splitlines()
+        assert printed[2].startswith(run_line), printed[2]
+        assert printed[3].startswith("table: rows 5, size ") and ", partitions 4 of 4 analyzed, collected " in printed[3]
+        assert [line.split(":")[0] for line in printed[4:8]] == [
+            f"  partition region={region}/day=2024-01-0{day}" for region in ("eu", "us") for day in (1, 2)]
+        assert printed[6].startswith("  partition region=us/day=2024-01-01: rows 1, ")
+        assert printed[8].split() == ["column", "type", "nulls", "distinct", "min", "max", "avg_len", "max_len", "true", "false", "mean", "stddev"]
+        # amount: 1, 2, 3, null, 5 (mean 2.75, sample stddev sqrt(8.75 / 3))
+        assert printed[9].split() == ["amount", "double", "1", "4", "1.0", "5.0", "8.0", "8", "2.75", "1.7078"]
+        assert printed[10].split()[:6] == ["id", "int", "0", "5", "1", "5"]
+
+
 def test_names_in_any_case_are_one_tables_statistics(spark, dbt, sales):
     """Spark's catalog is case-insensitive: Analytics.SALES is analytics.sales, so it finds the
     states analytics.sales left (nothing changed: nothing scanned) and writes no second table."""

@@ -15,14 +15,10 @@
   {%- endfor -%}
   {%- set partitions = [] -%}
   {%- for spec in plan.all_partitions -%}{%- do partitions.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
-  {#- Spread over a few partitions sized to the states (not spark.sql.shuffle.partitions, 200 by
-      default): this result is cached, and a cached plan runs without adaptive execution, so every
-      merge statement would otherwise read 200 partitions of a few rows each. -#}
-  {%- set spread = [1, [64, ((plan.all_partitions | length + 1) * (plan.table.data_columns | length + 1) / 2000) | round(0, 'ceil') | int] | min] | max -%}
   select * from (
     select s.*, row_number() over (partition by s.partition_spec, s.column_name order by s.collected_at desc, s.run_id desc) as _rank
     from (
-      select /*+ REPARTITION({{ spread }}, partition_spec, column_name) */
+      select /*+ REPARTITION({{ dbt_analyze._states_spread(plan.all_partitions | length, plan.table.data_columns | length) }}, partition_spec, column_name) */
              s.run_id, s.partition_spec, s.column_name, s.data_type, s.row_count, s.file_count, s.size_bytes,
              s.files_modified_at, s.sketches, s.sample_rows, s.collected_at
              {%- for field, type in dbt_analyze._state_fields() if with_sketches or type in ('bigint', 'double', 'string') %}, s.{{ field }}{% endfor %}
@@ -37,6 +33,13 @@
         {%- endif %}
     ) s
   ) where _rank = 1
+{% endmacro %}
+
+{#- How many Spark partitions the states of a merge are spread over (not spark.sql.shuffle.partitions,
+    200 by default): the states are cached, and a cached plan runs without adaptive execution, so
+    every merge statement would otherwise read 200 partitions of a few rows each. -#}
+{% macro _states_spread(partition_count, column_count) %}
+  {{ return([1, [64, ((partition_count + 1) * (column_count + 1) / 2000) | round(0, 'ceil') | int] | min] | max) }}
 {% endmacro %}
 
 {#- SQL of a string-rendered value of data_type merged with agg (min or max), typed per type. -#}

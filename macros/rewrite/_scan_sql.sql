@@ -1,6 +1,7 @@
 {#-
-  The rewrite: one INSERT ... SELECT that scans the table once and writes one state row per
-  scanned partition and column (plus the partition's row with column_name ''). The aggregate groups
+  The rewrite: one SELECT that scans the table once and yields one state row per scanned
+  partition and column (plus the partition's row with column_name ''), in the columns of
+  partition_states (the run inserts it there). The aggregate groups
   by the partition columns and prunes to the partitions to scan; the tiny aggregate is then
   unpivoted with inline(), so sketches never leave the server.
 
@@ -63,12 +64,11 @@
   {%- set partition_columns = [] -%}
   {%- for column in table.partition_columns -%}{%- do partition_columns.append(dbt_analyze._quote_identifier(column)) -%}{%- endfor -%}
 
-  insert into {{ dbt_analyze._storage_relation('partition_states') }}
-  select {{ dbt_analyze._quote_literal(run_id) }}, {{ dbt_analyze._quote_literal(table.schema) }},
-         {{ dbt_analyze._quote_literal(table.identifier) }}, l.partition_spec, s.column_name, s.data_type,
-         coalesce(l.exact_rows, a.__row_count, 0), l.file_count, l.size_bytes, l.modified_at,
+  select {{ dbt_analyze._quote_literal(run_id) }} as run_id, {{ dbt_analyze._quote_literal(table.schema) }} as table_schema,
+         {{ dbt_analyze._quote_literal(table.identifier) }} as table_name, l.partition_spec, s.column_name, s.data_type,
+         coalesce(l.exact_rows, a.__row_count, 0) as row_count, l.file_count, l.size_bytes, l.modified_at as files_modified_at,
          {%- for field, type in fields %} s.{{ field }},{% endfor %}
-         {{ dbt_analyze._quote_literal(plan.sketches) }}, if(l.exact_rows is null, null, a.__row_count), current_timestamp()
+         {{ dbt_analyze._quote_literal(plan.sketches) }} as sketches, if(l.exact_rows is null, null, a.__row_count) as sample_rows, current_timestamp() as collected_at
   from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at, exact_rows)
   left join (
     select {{ aggregates | join(',\n           ') }}

@@ -130,6 +130,15 @@
   {{ return('') }}
 {% endmacro %}
 
+{#- Names (lower case) of the tables and views in the statistics schema; none while it does not exist. -#}
+{% macro _existing_storage() %}
+  {%- set schema = dbt_analyze._stats_schema() -%}
+  {%- if schema | lower not in run_query('show schemas').columns[0].values() | map('lower') | list -%}
+    {{ return([]) }}
+  {%- endif -%}
+  {{ return(run_query('show tables in ' ~ dbt_analyze._quote_identifier(schema)).columns[1].values() | map('lower') | list) }}
+{% endmacro %}
+
 {#- Raised whenever a storage table gains a column or an option: older statistics schemas are upgraded in place. -#}
 {% macro _storage_version() %}
   {{ return('3') }}
