@@ -52,7 +52,7 @@
 {% macro _read_current_states(plan, run) %}
   {%- set states = {} -%}
   {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it). -#}
-  {%- if run.dry_run and 'partition_states' not in dbt_analyze._existing_storage() -%}
+  {%- if run.dry_run and 'partition_states' not in dbt_analyze._existing_tables(dbt_analyze._stats_schema()) -%}
     {{ return(states) }}
   {%- endif -%}
   {%- set rows = run_query('select partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches, cast(collected_at as string) from ('

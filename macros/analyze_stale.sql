@@ -21,9 +21,7 @@
   {%- for row in analyzed -%}
     {%- set table_schema, table_name = row[0], row[1] -%}
     {%- if table_schema not in existing -%}
-      {%- set schemas = run_query('show schemas').columns[0].values() | map('lower') | list -%}
-      {%- do existing.update({table_schema: run_query('show tables in ' ~ dbt_analyze._quote_identifier(table_schema)).columns[1].values() | map('lower') | list
-                                            if table_schema | lower in schemas else []}) -%}
+      {%- do existing.update({table_schema: dbt_analyze._existing_tables(table_schema)}) -%}
     {%- endif -%}
     {%- set relation = api.Relation.create(schema=table_schema, identifier=table_name) -%}
     {%- if table_name | lower not in existing[table_schema] -%}

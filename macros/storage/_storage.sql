@@ -130,9 +130,8 @@
   {{ return('') }}
 {% endmacro %}
 
-{#- Names (lower case) of the tables and views in the statistics schema; none while it does not exist. -#}
-{% macro _existing_storage() %}
-  {%- set schema = dbt_analyze._stats_schema() -%}
+{#- Names (lower case) of the tables and views in a schema; none while the schema does not exist. -#}
+{% macro _existing_tables(schema) %}
   {%- if schema | lower not in run_query('show schemas').columns[0].values() | map('lower') | list -%}
     {{ return([]) }}
   {%- endif -%}
