@@ -286,8 +286,8 @@ def markdown(report: dict, options) -> str:
         f"pyspark {pyspark.__version__}, Python {platform.python_version()}. Every table is generated offline in the run "
         f"(synthetic shapes; TPC-H at scale factor {report['tpch_scale_factor']:g} with tpchgen-cli). Regenerate with the same "
         "command; the raw figures are in `bench/out/results.json`.", "",
-        "Ours is a run's plan + scan + merge steps from `analyze_runs` (dbt's start-up and parsing apart; the scan step "
-        "includes storing the states); \"with sketches\" is "
+        "Ours is a run's plan + scan + merge steps from `analyze_runs` (dbt's start-up and parsing apart; an "
+        "incremental run stores its states in the scan step, a full run while it merges); \"with sketches\" is "
         "plan + scan of a full run (HLL, KLL and top-k states written), \"with histograms\" the whole full run (the merge "
         "derives quantiles, 254-bin histograms and top values). Spark's is `ANALYZE TABLE ... COMPUTE STATISTICS FOR ALL "
         "COLUMNS`, without and with `spark.sql.statistics.histogram.enabled`. A bare scan is `select sum(hash(<columns>))`.", "",

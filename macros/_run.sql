@@ -112,11 +112,11 @@
   {%- set store_sql = 'insert into ' ~ dbt_analyze._storage_relation('partition_states') -%}
   {%- if to_scan and plan.scan_everything -%}
     {#- This run's states are then all the current states: the scan is cached as the merge's states
-        view and stored from there, and the merge does not read them back from history. -#}
+        view, and the merge stores them from there while it writes the statistics (it does not
+        read them back from history). -#}
     {%- set spread = dbt_analyze._states_spread(to_scan | length, scan_columns | length) -%}
-    {%- set scan_sqls = ['cache table ' ~ merge.states_view ~ ' as select /*+ REPARTITION(' ~ spread ~ ', partition_spec, column_name) */ * from (' ~ states_sql ~ ')',
-                         store_sql ~ ' select * from ' ~ merge.states_view] -%}
-    {%- do merge.update({'cache_sql': none}) -%}
+    {%- set scan_sqls = ['cache table ' ~ merge.states_view ~ ' as select /*+ REPARTITION(' ~ spread ~ ', partition_spec, column_name) */ * from (' ~ states_sql ~ ')'] -%}
+    {%- do merge.update({'cache_sql': none, 'merge_sqls': [store_sql ~ ' select * from ' ~ merge.states_view] + merge.merge_sqls}) -%}
   {%- else -%}
     {%- set scan_sqls = [store_sql ~ '\n' ~ states_sql] if to_scan else [] -%}
   {%- endif -%}
@@ -182,16 +182,27 @@
 {% endmacro %}
 
 {#- Runs a merge: caches the current states (unless the scan did), writes the table's snapshot
-    from them and drops the cache. Returns what the run itself stored: {rows, bytes, sketch_bytes} of its own states. -#}
+    from them (the statements at once: _run_independent) and drops the cache. Returns what the
+    run itself stored: {rows, bytes, sketch_bytes} of its own states. -#}
 {% macro _execute_merge(merge, run_id) %}
   {%- if merge.cache_sql -%}{%- do run_query(merge.cache_sql) -%}{%- endif -%}
   {%- set own = run_query("select coalesce(sum(if(column_name = '', row_count, 0)), 0), coalesce(sum(if(column_name = '', size_bytes, 0)), 0),"
                           ~ ' coalesce(sum(coalesce(length(ndv_sketch), 0) + coalesce(length(quantile_sketch), 0) + coalesce(length(top_values_sketch.sketch), 0)), 0)'
                           ~ ' from ' ~ merge.states_view ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run_id))[0] -%}
-  {%- for sql in merge.merge_sqls -%}{%- do run_query(sql) -%}{%- endfor -%}
+  {%- do dbt_analyze._run_independent(merge.merge_sqls) -%}
   {%- do run_query('uncache table if exists ' ~ merge.states_view) -%}
   {%- do run_query('drop view if exists ' ~ merge.states_view) -%}
   {{ return({'rows': own[0] | int, 'bytes': own[1] | int, 'sketch_bytes': own[2] | int}) }}
+{% endmacro %}
+
+{#- Statements that do not depend on each other (each writes its own table), all at once where the
+    connection allows it (dbt-spark's session, through the library), else one after another. -#}
+{% macro _run_independent(statements) %}
+  {%- for sql in statements -%}{{ log('dbt_analyze: running with ' ~ (statements | length - 1) ~ ' other statement(s):\n' ~ sql, info=false) }}{%- endfor -%}
+  {%- set concurrent = adapter.dbt_analyze_run_concurrently(statements) if statements | length > 1 and adapter.dbt_analyze_run_concurrently is defined else false -%}
+  {%- if not concurrent -%}
+    {%- for sql in statements -%}{%- do run_query(sql) -%}{%- endfor -%}
+  {%- endif -%}
 {% endmacro %}
 
 {% macro _server_now() %}

@@ -43,3 +43,8 @@
   {{ log('FIT: ' ~ request.sketches, info=True) }}
   {{ log('DETECTED: ' ~ tojson(dbt_analyze._engine_sketch_functions()), info=True) }}
 {% endmacro %}
+
+{#- The package's runner of independent statements, as a merge uses it. -#}
+{% macro run_independent(statements) %}
+  {%- do dbt_analyze._run_independent(statements) -%}
+{% endmacro %}

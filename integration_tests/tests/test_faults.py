@@ -46,6 +46,23 @@ def test_a_run_failing_mid_scan_changes_nothing_and_the_next_run_recovers(spark,
     assert rows(spark, "select count(*) as n from analytics_stats.partition_states")[0]["n"] >= states_before
 
 
+def test_a_failing_merge_statement_is_named_after_the_others_ran_to_their_end(spark, dbt):
+    """A merge's statements run at once (session connections); one that fails does not cut the
+    others short, and the error names it."""
+    import json
+
+    spark.sql("drop table if exists analytics.independent_a")
+    spark.sql("drop table if exists analytics.independent_b")
+    statements = ["create table analytics.independent_a using parquet as select id from range(1000)",
+                  "insert into analytics.no_such_table values (1)",
+                  "create table analytics.independent_b using parquet as select id from range(2000)"]
+    result = dbt("run-operation", "run_independent", "--args", json.dumps({"statements": statements}))
+    assert not result.success
+    assert "no_such_table" in result.error and "(in: insert into analytics.no_such_table values (1))" in result.error
+    assert spark.table("analytics.independent_a").count() == 1000
+    assert spark.table("analytics.independent_b").count() == 2000
+
+
 def test_a_column_added_on_unchanged_files_is_collected(spark, dbt):
     spark.sql("drop table if exists analytics.evolving")
     spark.sql("create table analytics.evolving (a int, b string, p int) using parquet partitioned by (p)")

@@ -37,3 +37,10 @@ def test_a_python_model_over_thrift_fails_with_a_reason():
     for helper in (SessionRequiredHelper, SessionPythonJobHelper):  # also when asked for session by name
         with pytest.raises(DbtRuntimeError, match="needs a Spark session in dbt's process .* method 'thrift'"):
             helper({"unique_id": "model.p.m"}, credentials).submit("def model(dbt, session): ...")
+
+
+def test_statements_run_at_once_only_in_a_session():
+    """Elsewhere (Thrift) the package's macros run them one by one through dbt's connection."""
+    from dbt_analyze.adapter_methods import dbt_analyze_run_concurrently
+
+    assert dbt_analyze_run_concurrently(adapter_for(SparkConnectionMethod.THRIFT), ["select 1"]) is False

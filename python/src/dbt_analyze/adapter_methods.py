@@ -10,6 +10,8 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
 - ``dbt_analyze_estimate_statistics(payload_json)``: estimates of models' column statistics from
   their compiled SQL (``target/compiled``) and their inputs' statistics; see
   :mod:`dbt_analyze.estimate`.
+- ``dbt_analyze_run_concurrently(statements)``: independent statements at once on the session's
+  Spark (session connections); returns False elsewhere, and the macros run them one by one.
 
 >>> register()
 True
@@ -21,6 +23,7 @@ True
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +73,38 @@ def dbt_analyze_estimate_statistics(adapter: Any, payload_json: str) -> str:
     return json.dumps({"rows": rows, "messages": messages})
 
 
-METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text, dbt_analyze_estimate_statistics)
+def dbt_analyze_run_concurrently(adapter: Any, statements: list[str]) -> bool:
+    """Runs statements that do not depend on each other (a merge's inserts, each into its own
+    table, all reading one cached view) at the same time in the session's Spark. On the small
+    inputs of a merge a statement's time is mostly planning, job start and file commit, which
+    overlap; Spark schedules the jobs' tasks side by side. Every statement runs to its end; then
+    the first failure is raised. False (nothing run) when the connection is not a session."""
+    from dbt_analyze.session_submission import is_session
+
+    if not is_session(adapter):
+        return False
+    from dbt_common.exceptions import DbtDatabaseError
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.getOrCreate()
+
+    def run(sql: str) -> Exception | None:
+        try:
+            spark.sql(sql).collect()
+        except Exception as error:  # noqa: BLE001 - raised below, after the others have finished
+            return error
+        return None
+
+    with ThreadPoolExecutor(max_workers=len(statements) or 1, thread_name_prefix="dbt_analyze") as pool:
+        errors = [(sql, error) for sql, error in zip(statements, pool.map(run, statements)) if error is not None]
+    if errors:
+        sql, error = errors[0]
+        raise DbtDatabaseError(f"{error}\n(in: {' '.join(sql.split())[:300]})")
+    return True
+
+
+METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text, dbt_analyze_estimate_statistics,
+           dbt_analyze_run_concurrently)
 
 
 def register() -> bool:
