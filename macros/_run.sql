@@ -198,7 +198,6 @@
 {#- Statements that do not depend on each other (each writes its own table), all at once where the
     connection allows it (dbt-spark's session, through the library), else one after another. -#}
 {% macro _run_independent(statements) %}
-  {%- for sql in statements -%}{{ log('dbt_analyze: running with ' ~ (statements | length - 1) ~ ' other statement(s):\n' ~ sql, info=false) }}{%- endfor -%}
   {%- set concurrent = adapter.dbt_analyze_run_concurrently(statements) if statements | length > 1 and adapter.dbt_analyze_run_concurrently is defined else false -%}
   {%- if not concurrent -%}
     {%- for sql in statements -%}{%- do run_query(sql) -%}{%- endfor -%}

@@ -83,12 +83,15 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str]) -> bool:
 
     if not is_session(adapter):
         return False
+    from dbt.adapters.events.logging import AdapterLogger
     from dbt_common.exceptions import DbtDatabaseError
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.getOrCreate()
+    logger = AdapterLogger("dbt_analyze")
 
     def run(sql: str) -> Exception | None:
+        logger.debug(f"dbt_analyze: running at once with {len(statements) - 1} other statement(s):\n{sql}")
         try:
             spark.sql(sql).collect()
         except Exception as error:  # noqa: BLE001 - raised below, after the others have finished
