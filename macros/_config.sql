@@ -18,6 +18,7 @@
     'dbt_analyze_propagation_accuracy': 'medium',
     'dbt_analyze_function_rules': none,
     'dbt_analyze_function_rules_file': none,
+    'dbt_analyze_compaction_wait_seconds': 10,
   }) }}
 {% endmacro %}
 

@@ -1,12 +1,13 @@
 """A collection killed with SIGKILL at each point of a run (as the scan starts, while the scan
 writes the partition states, as the merge starts, while the merge writes the statistics tables)
 leaves every current statistic as it was; the killed runs show as unfinished; the next run
-completes normally.
+completes normally. The same for compact_statistics, killed halfway: the next one finishes it.
 
 dbt runs in separate processes here (the kill must hit a whole dbt process), on a metastore of
 their own: Derby admits one process at a time, and the other tests' process holds theirs."""
 
 import json
+import re
 import signal
 
 import pytest
@@ -66,3 +67,40 @@ def test_the_next_run_completes_after_kills(analyzed):
     unfinished = [r for r in after["analyze_runs"] if r["status"] == "running"]
     assert len(unfinished) == len(KILL_POINTS)  # the killed runs, visible as never finished
     assert int(table[""]["row_count"]) == 3_000_000 + 1000 * len(unfinished)  # each killed run's new rows are counted now
+
+
+def compaction_lines(output: str) -> dict[str, tuple[int, int]]:
+    """{table: (files before, files after)} from compact_statistics' log lines."""
+    found = re.findall(r"compacted analytics_stats\.(\w+): \d+ rows, (\d+) file\(s\) -> (\d+)", output)
+    return {name: (int(before), int(after)) for name, before, after in found}
+
+
+def test_compaction_waits_for_runs_keeps_every_row_and_a_killed_one_is_finished_by_the_next(analyzed):
+    no_wait = ["--vars", "{dbt_analyze_compaction_wait_seconds: 1}"]
+    # the runs killed above started minutes ago and never finished: compaction does not start
+    code, output = dbt("run-operation", "compact_statistics", *no_wait)
+    assert code != 0 and "not compacting: run(s) started in the last 60 minutes have not finished" in output, output
+    assert output.count("(analytics.killed, started ") == len(KILL_POINTS)
+    before = current()
+
+    # told they are dead, it starts; killed after its second table, it leaves the tables blocked
+    code, output = dbt("run-operation", "compact_statistics", "--args", "{running_minutes: 0}", *no_wait,
+                       kill_on="compacted analytics_stats.column_statistics_history")
+    assert code == -signal.SIGKILL, output
+    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}")
+    assert code != 0 and "are being compacted (compact_statistics started " in output, output
+
+    code, output = dbt("run-operation", "compact_statistics", "--args", "{running_minutes: 0}", *no_wait)
+    assert code == 0, output
+    files = compaction_lines(output)
+    assert set(files) >= {"partition_states", "analyze_run_events", "column_statistics_history"}
+    assert files["partition_states"][0] >= 2 and files["partition_states"][1] == 1  # one file per run before
+    assert all(after <= max(before, 1) for before, after in files.values())
+    assert current() == before  # every current statistic and every run, row for row
+
+    # runs go on as before: the states are there (only the new rows' partition is scanned)
+    code, _ = dbt("run-operation", "run_sql", "--args", json.dumps({"sql": "insert into analytics.killed select id, 'new', 0.5, 2 from range(10)"}))
+    assert code == 0
+    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}")
+    assert code == 0, output
+    assert "scanned in 1 partition(s), 2 skipped" in output

@@ -63,12 +63,25 @@
   {{ return(dbt_analyze._quote_relation(dbt_analyze._stats_schema(), name)) }}
 {% endmacro %}
 
-{#- Create what is missing: the schema, the storage tables and the current-value views. -#}
-{% macro _ensure_storage() %}
+{#- Create what is missing: the schema, the storage tables and the current-value views. Refuses
+    while compact_statistics rewrites the tables (unless called by it: compacting). -#}
+{% macro _ensure_storage(compacting=false) %}
   {%- if not execute -%}{{ return('') }}{%- endif -%}
   {%- set schema = dbt_analyze._stats_schema() -%}
   {%- do run_query('create schema if not exists ' ~ dbt_analyze._quote_identifier(schema)) -%}
   {%- set existing = run_query('show tables in ' ~ dbt_analyze._quote_identifier(schema)).columns[1].values() | map('lower') | list -%}
+  {%- set events = dbt_analyze._storage_relation('analyze_run_events') -%}
+  {%- set properties = {} -%}
+  {%- for row in (run_query('show tblproperties ' ~ events) if 'analyze_run_events' in existing else []) -%}
+    {%- do properties.update({row[0]: row[1]}) -%}
+  {%- endfor -%}
+  {%- set rebuilding = [] -%}
+  {%- for name in existing if name.endswith('__rebuilt') -%}{%- do rebuilding.append(name) -%}{%- endfor -%}
+  {%- if (properties.get('dbt_analyze.compacting') or rebuilding) and not compacting -%}
+    {{ exceptions.raise_compiler_error('dbt_analyze: the statistics tables in ' ~ schema ~ ' are being compacted (compact_statistics started '
+                                       ~ properties.get('dbt_analyze.compacting', 'at ' ~ rebuilding | join(', ')) ~ '); run again when it ends. '
+                                       ~ 'If that compaction was interrupted, run compact_statistics again: it finishes the work and lifts this block') }}
+  {%- endif -%}
   {%- for name in dbt_analyze._history_tables() + dbt_analyze._plain_tables() if name not in existing -%}
     {%- set columns = [] -%}
     {%- for column, type in dbt_analyze._storage_columns(name) -%}
@@ -81,26 +94,17 @@
       gains the columns added since (older rows read NULL there), appended or by a rebuild when
       they belong in between, and every view is redefined. -#}
   {%- set version = dbt_analyze._storage_version() -%}
-  {%- set events = dbt_analyze._storage_relation('analyze_run_events') -%}
-  {%- if 'analyze_run_events' in existing
-         and run_query("show tblproperties " ~ events ~ " ('dbt_analyze.storage_version')")[0][-1] != version -%}
+  {%- if 'analyze_run_events' in existing and properties.get('dbt_analyze.storage_version') != version -%}
     {%- for name in dbt_analyze._history_tables() + dbt_analyze._plain_tables() if name in existing -%}
       {%- set present = run_query('describe table ' ~ dbt_analyze._storage_relation(name)).columns[0].values() | list -%}
       {%- set expected = dbt_analyze._storage_columns(name) -%}
       {%- if present != (expected | map('first') | list)[:present | length] -%}
         {#- Columns were added in between: the writes are positional, so the table is rebuilt. -#}
-        {%- set rebuilt = dbt_analyze._storage_relation(name ~ '__rebuilt') -%}
-        {%- set columns = [] -%}
         {%- set values = [] -%}
         {%- for column, type in expected -%}
-          {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
           {%- do values.append(dbt_analyze._quote_identifier(column) if column in present else 'cast(null as ' ~ type ~ ')') -%}
         {%- endfor -%}
-        {%- do run_query('drop table if exists ' ~ rebuilt) -%}
-        {%- do run_query('create table ' ~ rebuilt ~ ' (' ~ columns | join(', ') ~ ') using parquet options ' ~ dbt_analyze._storage_options()) -%}
-        {%- do run_query('insert into ' ~ rebuilt ~ ' select ' ~ values | join(', ') ~ ' from ' ~ dbt_analyze._storage_relation(name)) -%}
-        {%- do run_query('drop table ' ~ dbt_analyze._storage_relation(name)) -%}
-        {%- do run_query('alter table ' ~ rebuilt ~ ' rename to ' ~ dbt_analyze._storage_relation(name)) -%}
+        {%- do dbt_analyze._rebuild_storage_table(name, values) -%}
       {%- elif present | length < expected | length -%}
         {%- set missing = [] -%}
         {%- for column, type in expected[present | length:] -%}
@@ -128,6 +132,44 @@
   {%- endfor -%}
   {%- do run_query('alter table ' ~ events ~ " set tblproperties ('dbt_analyze.storage_version' = '" ~ version ~ "')") if 'analyze_runs' not in existing -%}
   {{ return('') }}
+{% endmacro %}
+
+{#- Rewrites a storage table as `values` (its columns, in order) of its rows, in few files: into
+    <name>__rebuilt, which then takes its place. The copy is checked to hold every row (a write
+    meanwhile would be lost) before the table is dropped; a rebuild cut off halfway is finished
+    (or undone) by _finish_interrupted_rebuild. Returns the rows. -#}
+{% macro _rebuild_storage_table(name, values) %}
+  {%- set table = dbt_analyze._storage_relation(name) -%}
+  {%- set rebuilt = dbt_analyze._storage_relation(name ~ '__rebuilt') -%}
+  {%- set columns = [] -%}
+  {%- for column, type in dbt_analyze._storage_columns(name) -%}
+    {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
+  {%- endfor -%}
+  {%- do run_query('drop table if exists ' ~ rebuilt) -%}
+  {%- do run_query('create table ' ~ rebuilt ~ ' (' ~ columns | join(', ') ~ ') using parquet options ' ~ dbt_analyze._storage_options()) -%}
+  {#- REBALANCE: files of Spark's advisory size, however many files the table had. -#}
+  {%- do run_query('insert into ' ~ rebuilt ~ ' select /*+ REBALANCE */ ' ~ values | join(', ') ~ ' from ' ~ table) -%}
+  {%- set counts = run_query('select (select count(*) from ' ~ table ~ '), (select count(*) from ' ~ rebuilt ~ ')')[0] -%}
+  {%- if counts[0] != counts[1] -%}
+    {%- do run_query('drop table ' ~ rebuilt) -%}
+    {{ exceptions.raise_compiler_error('dbt_analyze: rows were written to ' ~ name ~ ' while it was rebuilt (' ~ counts[0] ~ ' rows, '
+                                       ~ counts[1] ~ ' copied): left as it was, nothing lost; run again when no run is writing') }}
+  {%- endif -%}
+  {%- do run_query('drop table ' ~ table) -%}
+  {%- do run_query('alter table ' ~ rebuilt ~ ' rename to ' ~ table) -%}
+  {{ return(counts[0] | int) }}
+{% endmacro %}
+
+{#- A rebuild cut off halfway: with the table gone, its complete copy takes its place; with both
+    there, the copy (maybe incomplete) is dropped. -#}
+{% macro _finish_interrupted_rebuild(name, existing) %}
+  {%- if name ~ '__rebuilt' in existing -%}
+    {%- if name in existing -%}
+      {%- do run_query('drop table ' ~ dbt_analyze._storage_relation(name ~ '__rebuilt')) -%}
+    {%- else -%}
+      {%- do run_query('alter table ' ~ dbt_analyze._storage_relation(name ~ '__rebuilt') ~ ' rename to ' ~ dbt_analyze._storage_relation(name)) -%}
+    {%- endif -%}
+  {%- endif -%}
 {% endmacro %}
 
 {#- Names (lower case) of the tables and views in a schema; none while the schema does not exist. -#}
