@@ -78,8 +78,9 @@
   {%- set rebuilding = [] -%}
   {%- for name in existing if name.endswith('__rebuilt') -%}{%- do rebuilding.append(name) -%}{%- endfor -%}
   {%- if (properties.get('dbt_analyze.compacting') or rebuilding) and not compacting -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: the statistics tables in ' ~ schema ~ ' are being compacted (compact_statistics started '
-                                       ~ properties.get('dbt_analyze.compacting', 'at ' ~ rebuilding | join(', ')) ~ '); run again when it ends. '
+    {%- set since = ('compact_statistics started ' ~ properties['dbt_analyze.compacting']) if properties.get('dbt_analyze.compacting')
+                    else ('unfinished rebuild: ' ~ rebuilding | join(', ')) -%}
+    {{ exceptions.raise_compiler_error('dbt_analyze: the statistics tables in ' ~ schema ~ ' are being compacted (' ~ since ~ '); run again when it ends. '
                                        ~ 'If that compaction was interrupted, run compact_statistics again: it finishes the work and lifts this block') }}
   {%- endif -%}
   {%- for name in dbt_analyze._history_tables() + dbt_analyze._plain_tables() if name not in existing -%}
