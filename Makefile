@@ -51,7 +51,7 @@ demo: env java
 
 
 test: env java chromium
-	$(BIN)/pytest -q --doctest-modules python/src python/tests integration_tests/tests
+	$(BIN)/pytest -q --durations=30 --doctest-modules python/src python/tests integration_tests/tests
 
 # The Thrift-server suite alone (make test runs it too).
 test-thrift: env java
