@@ -3,6 +3,21 @@
   {%- for statement in ([sql] if sql is string else sql) -%}{%- do run_query(statement) -%}{%- endfor -%}
 {% endmacro %}
 
+{#- Several steps in one dbt process, in order (each dbt process starts its own JVM, the slow part):
+    {sql: statement(s)}, {current: {schema, table}}, or {<an operation of the package>: {its args}}
+    such as {analyze_table: {relation: ..., columns: all}}. -#}
+{% macro run_steps(steps) %}
+  {%- for step in steps -%}
+    {%- for kind, args in step.items() -%}
+      {%- if kind == 'sql' -%}{%- do run_sql(args) -%}
+      {%- elif kind == 'current' -%}{%- do print_current_statistics(**args) -%}
+      {%- elif kind in dbt_analyze and not kind.startswith('_') -%}{%- do dbt_analyze[kind](**args) -%}
+      {%- else -%}{%- do exceptions.raise_compiler_error('run_steps: unknown step ' ~ kind) -%}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
+{% endmacro %}
+
 {#- Logs the current statistics of a table as one JSON line starting with CURRENT: -#}
 {% macro print_current_statistics(schema, table) %}
   {%- set where = " where table_schema = '" ~ schema ~ "' and table_name = '" ~ table ~ "'" -%}

@@ -112,6 +112,21 @@ def dbt_process(env: dict, *args: str, kill_on: str | None = None, kill_after: f
     return process.returncode, "".join(output)
 
 
+def dbt_steps(env: dict, *steps: dict, options: tuple[str, ...] = (), **kill) -> tuple[int, str]:
+    """Steps (see the run_steps macro: sql, current statistics, the package's operations) in one
+    dbt process of its own: a JVM's start is most of such a process's time."""
+    import json
+
+    return dbt_process(env, "run-operation", "run_steps", "--args", json.dumps({"steps": list(steps)}), *options, **kill)
+
+
+def printed_statistics(output: str) -> list[dict]:
+    """Each print of current statistics (the `current` step) in a process's output, in order."""
+    import json
+
+    return [json.loads(line.split("CURRENT:", 1)[1]) for line in output.splitlines() if "CURRENT:" in line]
+
+
 def analyze(dbt, **args) -> DbtResult:
     import json
 

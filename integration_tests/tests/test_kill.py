@@ -11,7 +11,7 @@ import re
 import signal
 
 import pytest
-from conftest import PROJECT, dbt_process
+from conftest import PROJECT, dbt_process, dbt_steps, printed_statistics as printed
 
 KILL_HOME = PROJECT.parent / ".spark" / "kill"
 
@@ -20,10 +20,20 @@ def dbt(*args: str, kill_on: str | None = None, kill_after: float = 0.0) -> tupl
     return dbt_process({"DBT_ANALYZE_HOME": str(KILL_HOME)}, *args, kill_on=kill_on, kill_after=kill_after)
 
 
-def current() -> dict:
-    code, output = dbt("run-operation", "print_current_statistics", "--args", "{schema: analytics, table: killed}")
-    assert code == 0, output
-    return json.loads(output.split("CURRENT:", 1)[1].splitlines()[0])
+def steps(*steps: dict, **options) -> tuple[int, str]:
+    return dbt_steps({"DBT_ANALYZE_HOME": str(KILL_HOME)}, *steps, **options)
+
+
+def without_runs(current: dict) -> dict:
+    return {k: v for k, v in current.items() if k != "analyze_runs"}
+
+
+CURRENT = {"current": {"schema": "analytics", "table": "killed"}}
+ANALYZE = {"analyze_table": {"relation": "analytics.killed", "columns": "all"}}
+
+
+def insert(rows: int, partition: int) -> dict:
+    return {"sql": f"insert into analytics.killed select id, 'new', 0.5, {partition} from range({rows})"}
 
 
 @pytest.fixture(scope="module")
@@ -32,41 +42,39 @@ def analyzed():
 
     shutil.rmtree(KILL_HOME, ignore_errors=True)
     KILL_HOME.mkdir(parents=True)
-    assert dbt("deps")[0] == 0
-    create = ("create database if not exists analytics; create table analytics.killed using parquet partitioned by (p) as "
-              "select id, cast(id % 1000 as string) as s, rand(7) as d, cast(id % 3 as int) as p from range(3000000)")
-    for statement in create.split("; "):
-        code, output = dbt("run-operation", "run_sql", "--args", json.dumps({"sql": statement}))
-        assert code == 0, output
-    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}")
+    if not (PROJECT / "dbt_packages" / "dbt_analyze").exists():
+        assert dbt("deps")[0] == 0
+    create = ["create database if not exists analytics",
+              "create table analytics.killed using parquet partitioned by (p) as "
+              "select id, cast(id % 1000 as string) as s, rand(7) as d, cast(id % 3 as int) as p from range(3000000)"]
+    code, output = steps({"sql": create}, ANALYZE, CURRENT)
     assert code == 0, output
-    return current()
+    return printed(output)[0]
 
 
 KILL_POINTS = [("dbt_analyze: scanning", 0.0), ("dbt_analyze: scanning", 2.0), ("dbt_analyze: merging", 0.0), ("dbt_analyze: merging", 1.0)]
 
 
-@pytest.mark.parametrize("kill_on, kill_after", KILL_POINTS)
-def test_a_killed_run_changes_nothing_current(analyzed, kill_on, kill_after):
-    code, _ = dbt("run-operation", "run_sql", "--args", json.dumps({"sql": "insert into analytics.killed select id, 'new', 0.5, 1 from range(1000)"}))
-    assert code == 0
-    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}", kill_on=kill_on, kill_after=kill_after)
-    assert code == -signal.SIGKILL, output
-    assert "analyzed:" not in output  # killed before the run's end
-    after = current()
-    # everything but the runs is as it was before the killed run (and any earlier killed run)
-    assert {k: v for k, v in after.items() if k != "analyze_runs"} == {k: v for k, v in analyzed.items() if k != "analyze_runs"}
-    assert any(r["status"] == "running" and r["finished_at"] == "None" for r in after["analyze_runs"])
+def test_killed_runs_change_nothing_current_and_the_next_run_completes(analyzed):
+    killed_before = "no run"
+    for kill_on, kill_after in KILL_POINTS:
+        # new rows, so that each run has a partition to scan; the statistics as the run starts
+        # are what every run killed before it left
+        code, output = steps(insert(1000, 1), CURRENT, ANALYZE, kill_on=kill_on, kill_after=kill_after)
+        assert code == -signal.SIGKILL, output
+        assert "analyzed:" not in output  # killed before the run's end
+        assert without_runs(printed(output)[0]) == without_runs(analyzed), f"after {killed_before}"
+        killed_before = f"the run killed {kill_after} s after '{kill_on}'"
 
-
-def test_the_next_run_completes_after_kills(analyzed):
-    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}")
+    code, output = steps(CURRENT, ANALYZE, CURRENT)
     assert code == 0, output
-    after = current()
-    table = {r["partition_spec"]: r for r in after["table_statistics"]}
+    before, after = printed(output)
+    assert without_runs(before) == without_runs(analyzed), f"after {killed_before}"
     unfinished = [r for r in after["analyze_runs"] if r["status"] == "running"]
     assert len(unfinished) == len(KILL_POINTS)  # the killed runs, visible as never finished
-    assert int(table[""]["row_count"]) == 3_000_000 + 1000 * len(unfinished)  # each killed run's new rows are counted now
+    assert all(r["finished_at"] == "None" for r in unfinished)
+    table = {r["partition_spec"]: r for r in after["table_statistics"]}
+    assert int(table[""]["row_count"]) == 3_000_000 + 1000 * len(KILL_POINTS)  # each killed run's new rows are counted now
 
 
 def compaction_lines(output: str) -> dict[str, tuple[int, int]]:
@@ -76,31 +84,28 @@ def compaction_lines(output: str) -> dict[str, tuple[int, int]]:
 
 
 def test_compaction_waits_for_runs_keeps_every_row_and_a_killed_one_is_finished_by_the_next(analyzed):
-    no_wait = ["--vars", "{dbt_analyze_compaction_wait_seconds: 1}"]
+    no_wait = ("--vars", "{dbt_analyze_compaction_wait_seconds: 1}")
     # the runs killed above started minutes ago and never finished: compaction does not start
-    code, output = dbt("run-operation", "compact_statistics", *no_wait)
+    code, output = steps(CURRENT, {"compact_statistics": {}}, options=no_wait)
     assert code != 0 and "not compacting: run(s) started in the last 60 minutes have not finished" in output, output
     assert output.count("(analytics.killed, started ") == len(KILL_POINTS)
-    before = current()
+    before = printed(output)[0]
 
     # told they are dead, it starts; killed after its second table, it leaves the tables blocked
-    code, output = dbt("run-operation", "compact_statistics", "--args", "{running_minutes: 0}", *no_wait,
-                       kill_on="compacted analytics_stats.column_statistics_history")
+    code, output = steps({"compact_statistics": {"running_minutes": 0}}, options=no_wait, kill_on="compacted analytics_stats.column_statistics_history")
     assert code == -signal.SIGKILL, output
-    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}")
+    code, output = steps(ANALYZE)
     assert code != 0 and "are being compacted (compact_statistics started " in output, output
 
-    code, output = dbt("run-operation", "compact_statistics", "--args", "{running_minutes: 0}", *no_wait)
+    code, output = steps({"compact_statistics": {"running_minutes": 0}}, CURRENT, options=no_wait)
     assert code == 0, output
     files = compaction_lines(output)
     assert set(files) >= {"partition_states", "analyze_run_events", "column_statistics_history"}
     assert files["partition_states"][0] >= 2 and files["partition_states"][1] == 1  # one file per run before
     assert all(after <= max(before, 1) for before, after in files.values())
-    assert current() == before  # every current statistic and every run, row for row
+    assert printed(output)[0] == before  # every current statistic and every run, row for row
 
     # runs go on as before: the states are there (only the new rows' partition is scanned)
-    code, _ = dbt("run-operation", "run_sql", "--args", json.dumps({"sql": "insert into analytics.killed select id, 'new', 0.5, 2 from range(10)"}))
-    assert code == 0
-    code, output = dbt("run-operation", "analyze_table", "--args", "{relation: analytics.killed, columns: all}")
+    code, output = steps(insert(10, 2), ANALYZE)
     assert code == 0, output
     assert "scanned in 1 partition(s), 2 skipped" in output

@@ -5,7 +5,7 @@ import json
 import shutil
 
 import pytest
-from conftest import PROJECT, analyze, dbt_process, rows, run_dbt, table_stats
+from conftest import PROJECT, analyze, dbt_steps, printed_statistics, rows, table_stats
 
 FRESH_HOME = PROJECT.parent / ".spark" / "transfer"
 CREATE = ["create database if not exists analytics",
@@ -13,15 +13,13 @@ CREATE = ["create database if not exists analytics",
           "insert into analytics.moved select id, concat('v', cast(id % 50 as string)), date_add(date'2024-01-01', cast(id % 9 as int)), cast(id % 3 as int) from range(3000)"]
 
 
-def current_of(run) -> dict:
-    result = run("run-operation", "print_current_statistics", "--args", "{schema: analytics, table: moved}")
-    log = result[1] if isinstance(result, tuple) else result.log
-    current = json.loads(log.split("CURRENT:", 1)[1].splitlines()[0])
+def without_runs(current: dict) -> dict:
     return {k: v for k, v in current.items() if k != "analyze_runs"}
 
 
-def fresh(*args):
-    return dbt_process({"DBT_ANALYZE_HOME": str(FRESH_HOME)}, *args)
+def fresh(*steps: dict) -> tuple[int, str]:
+    """Steps in a dbt process on a fresh metastore of its own."""
+    return dbt_steps({"DBT_ANALYZE_HOME": str(FRESH_HOME)}, *steps)
 
 
 @pytest.fixture(scope="module")
@@ -33,28 +31,26 @@ def exported(spark, dbt, tmp_path_factory):
     path = tmp_path_factory.mktemp("export") / "statistics.json"
     result = dbt("run-operation", "export_statistics", "--args", json.dumps({"tables": ["analytics.moved"], "path": str(path)}))
     assert result.success, result.error
-    return path, current_of(dbt)
+    result = dbt("run-operation", "print_current_statistics", "--args", "{schema: analytics, table: moved}")
+    return path, without_runs(printed_statistics(result.log)[0])
 
 
 def test_export_import_round_trips_and_stays_mergeable(exported):
     path, source = exported
     shutil.rmtree(FRESH_HOME, ignore_errors=True)
     FRESH_HOME.mkdir(parents=True)
-    code, output = fresh("run-operation", "run_sql", "--args", json.dumps({"sql": CREATE}))
-    assert code == 0, output[-3000:]
-    code, output = fresh("run-operation", "import_statistics", "--args", json.dumps({"path": str(path)}))
+    current = {"current": {"schema": "analytics", "table": "moved"}}
+    code, output = fresh({"sql": CREATE}, {"import_statistics": {"path": str(path)}}, current)
     assert code == 0, output[-3000:]
     assert "imported the statistics of analytics.moved (12 partition state(s))" in output  # 3 partitions x (table + 3 columns)
-    assert current_of(fresh) == source  # every value, quantiles, histograms and top values included
+    assert without_runs(printed_statistics(output)[0]) == source  # every value, quantiles, histograms and top values included
 
     # A new partition is scanned alone and merged with the imported states.
-    code, output = fresh("run-operation", "run_sql", "--args", json.dumps(
-        {"sql": "insert into analytics.moved select id, 'new', date'2030-01-01', 7 from range(100)"}))
-    assert code == 0
-    code, output = fresh("run-operation", "analyze_table", "--args", "{relation: analytics.moved, columns: all}")
+    code, output = fresh({"sql": "insert into analytics.moved select id, 'new', date'2030-01-01', 7 from range(100)"},
+                         {"analyze_table": {"relation": "analytics.moved", "columns": "all"}}, current)
     assert code == 0, output[-3000:]
     assert "1 of 4 partition(s)" in output
-    merged = current_of(fresh)
+    merged = printed_statistics(output)[0]
     table = {r["partition_spec"]: r for r in merged["table_statistics"]}
     assert table[""]["row_count"] == "3100"
     columns = {r["column_name"]: r for r in merged["column_statistics"] if r["partition_spec"] == ""}
