@@ -75,13 +75,37 @@ def new_spark_session(home: Path, **conf: str):
     return session
 
 
+def ensure_deps() -> None:
+    """`dbt deps` once for all processes of a test run: the suite runs in two at once (xdist), and
+    a `dbt deps` re-links the package under another process's feet."""
+    import fcntl
+
+    HOME.parent.mkdir(parents=True, exist_ok=True)
+    with open(HOME.parent / "deps.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (PROJECT / "dbt_packages" / "dbt_analyze" / "dbt_project.yml").exists():
+            result = run_dbt("deps")
+            assert result.success, result.error
+
+
+def pytest_collection_modifyitems(items):
+    """Two groups for `pytest -n 2 --dist loadgroup`: the tests that drive dbt processes of their
+    own (each on its own metastore) run beside the rest, which share this process's session."""
+    for item in items:
+        own = item.path.name in OWN_PROCESS_MODULES
+        item.add_marker(pytest.mark.xdist_group("own_processes" if own else "embedded_session"))
+
+
+OWN_PROCESS_MODULES = {"test_kill.py", "test_thrift.py"}
+
+
 @pytest.fixture(scope="session")
 def spark():
     shutil.rmtree(HOME, ignore_errors=True)
     HOME.mkdir(parents=True)
     session = new_spark_session(HOME)
     session.sql("create database if not exists analytics")
-    assert run_dbt("deps").success
+    ensure_deps()
     yield session
 
 
@@ -90,17 +114,25 @@ def dbt(spark):
     return run_dbt
 
 
-def dbt_process(env: dict, *args: str, kill_on: str | None = None, kill_after: float = 0.0) -> tuple[int, str]:
-    """dbt in a process of its own (for a kill, or another metastore or target); with kill_on,
-    SIGKILLs it and its JVM kill_after seconds after a line of its output contains that text."""
+def own_paths(home: Path) -> dict:
+    """dbt's target and log directories under `home`: processes beside this one's dbt do not
+    share its partial-parse state, manifest or log."""
+    return {"DBT_TARGET_PATH": str(home / "target"), "DBT_LOG_PATH": str(home / "logs")}
+
+
+def dbt_process(home: Path, env: dict, *args: str, kill_on: str | None = None, kill_after: float = 0.0) -> tuple[int, str]:
+    """dbt in a process of its own (for a kill, or another metastore or target), its target and
+    logs under `home`; with kill_on, SIGKILLs it and its JVM kill_after seconds after a line of
+    its output contains that text."""
     import signal
     import subprocess
     import sys
     import time
 
+    ensure_deps()
     command = [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                               env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **env})
+                               env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **own_paths(home), **env})
     output = []
     for line in process.stdout:
         output.append(line)
@@ -112,12 +144,12 @@ def dbt_process(env: dict, *args: str, kill_on: str | None = None, kill_after: f
     return process.returncode, "".join(output)
 
 
-def dbt_steps(env: dict, *steps: dict, options: tuple[str, ...] = (), **kill) -> tuple[int, str]:
+def dbt_steps(home: Path, env: dict, *steps: dict, options: tuple[str, ...] = (), **kill) -> tuple[int, str]:
     """Steps (see the run_steps macro: sql, current statistics, the package's operations) in one
     dbt process of its own: a JVM's start is most of such a process's time."""
     import json
 
-    return dbt_process(env, "run-operation", "run_steps", "--args", json.dumps({"steps": list(steps)}), *options, **kill)
+    return dbt_process(home, env, "run-operation", "run_steps", "--args", json.dumps({"steps": list(steps)}), *options, **kill)
 
 
 def printed_statistics(output: str) -> list[dict]:

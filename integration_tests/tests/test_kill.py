@@ -11,17 +11,13 @@ import re
 import signal
 
 import pytest
-from conftest import PROJECT, dbt_process, dbt_steps, printed_statistics as printed
+from conftest import PROJECT, dbt_steps, printed_statistics as printed
 
 KILL_HOME = PROJECT.parent / ".spark" / "kill"
 
 
-def dbt(*args: str, kill_on: str | None = None, kill_after: float = 0.0) -> tuple[int, str]:
-    return dbt_process({"DBT_ANALYZE_HOME": str(KILL_HOME)}, *args, kill_on=kill_on, kill_after=kill_after)
-
-
 def steps(*steps: dict, **options) -> tuple[int, str]:
-    return dbt_steps({"DBT_ANALYZE_HOME": str(KILL_HOME)}, *steps, **options)
+    return dbt_steps(KILL_HOME, {"DBT_ANALYZE_HOME": str(KILL_HOME)}, *steps, **options)
 
 
 def without_runs(current: dict) -> dict:
@@ -42,8 +38,6 @@ def analyzed():
 
     shutil.rmtree(KILL_HOME, ignore_errors=True)
     KILL_HOME.mkdir(parents=True)
-    if not (PROJECT / "dbt_packages" / "dbt_analyze").exists():
-        assert dbt("deps")[0] == 0
     create = ["create database if not exists analytics",
               "create table analytics.killed using parquet partitioned by (p) as "
               "select id, cast(id % 1000 as string) as s, rand(7) as d, cast(id % 3 as int) as p from range(3000000)"]

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT, dbt_process
+from conftest import PROJECT, dbt_process, dbt_steps, own_paths, printed_statistics
 
 THRIFT_HOME = PROJECT.parent / ".spark" / "thrift"
 
@@ -58,32 +58,28 @@ def thrift_port():
 
 
 def dbt(port, *args):
-    return dbt_process({"DBT_ANALYZE_THRIFT_PORT": str(port)}, *args, "--target", "thrift")
+    return dbt_process(THRIFT_HOME, {"DBT_ANALYZE_THRIFT_PORT": str(port)}, *args, "--target", "thrift")
+
+
+def steps(port, *steps: dict) -> tuple[int, str]:
+    return dbt_steps(THRIFT_HOME, {"DBT_ANALYZE_THRIFT_PORT": str(port)}, *steps, options=("--target", "thrift"))
 
 
 def test_analyze_over_thrift(thrift_port):
-    assert dbt(thrift_port, "deps")[0] == 0
-    for sql in ["create database if not exists analytics",
-                "create table analytics.over_thrift (v bigint, s string, b boolean, d double, p int) using parquet partitioned by (p)",
-                "insert into analytics.over_thrift values (1, 'a', true, 1.5, 1), (2, null, false, null, 1), (3, 'ccc', null, cast('NaN' as double), 2)"]:
-        code, output = dbt(thrift_port, "run-operation", "run_sql", "--args", json.dumps({"sql": sql}))
-        assert code == 0, output
-
-    code, output = dbt(thrift_port, "run-operation", "analyze_table", "--args",
-                       json.dumps({"statement": "ANALYZE TABLE analytics.over_thrift COMPUTE STATISTICS FOR ALL COLUMNS"}))
+    create = ["create database if not exists analytics",
+              "create table analytics.over_thrift (v bigint, s string, b boolean, d double, p int) using parquet partitioned by (p)",
+              "insert into analytics.over_thrift values (1, 'a', true, 1.5, 1), (2, null, false, null, 1), (3, 'ccc', null, cast('NaN' as double), 2)"]
+    code, output = steps(thrift_port, {"sql": create},
+                         {"analyze_table": {"statement": "ANALYZE TABLE analytics.over_thrift COMPUTE STATISTICS FOR ALL COLUMNS"}},
+                         {"current": {"schema": "analytics", "table": "over_thrift"}},
+                         {"analyze_table": {"relation": "analytics.over_thrift", "columns": "all"}})
     assert code == 0, output[-5000:]
     assert "scanning analytics.over_thrift: 2 of 2 partition(s), 4 column(s)" in output
     assert "table: rows 3" in output
-
-    code, output = dbt(thrift_port, "run-operation", "print_current_statistics", "--args", "{schema: analytics, table: over_thrift}")
-    assert code == 0, output[-5000:]
-    current = json.loads(output.split("CURRENT:", 1)[1].splitlines()[0])
-    columns = {r["column_name"]: r for r in current["column_statistics"] if r["partition_spec"] == ""}
+    columns = {r["column_name"]: r for r in printed_statistics(output)[0]["column_statistics"] if r["partition_spec"] == ""}
     assert columns["s"]["null_count"] == "1" and columns["s"]["max_value"] == "ccc"
     assert columns["d"]["max_value"] == "NaN" and columns["b"]["true_count"] == "1"
-
-    code, output = dbt(thrift_port, "run-operation", "analyze_table", "--args", "{relation: analytics.over_thrift, columns: all}")
-    assert code == 0 and "unchanged since its last analysis" in output, output[-3000:]
+    assert output.index("table: rows 3") < output.index("unchanged since its last analysis")  # the second run skips
 
 
 def test_publish_over_thrift_publishes_the_size_and_says_what_it_left_out(thrift_port):
@@ -94,9 +90,9 @@ def test_publish_over_thrift_publishes_the_size_and_says_what_it_left_out(thrift
 
 
 def current_of(port, table: str) -> dict:
-    code, output = dbt(port, "run-operation", "print_current_statistics", "--args", json.dumps({"schema": "analytics", "table": table}))
+    code, output = steps(port, {"current": {"schema": "analytics", "table": table}})
     assert code == 0, output[-3000:]
-    return json.loads(output.split("CURRENT:", 1)[1].splitlines()[0])
+    return printed_statistics(output)[0]
 
 
 def at_once(port, *requests: dict) -> list[tuple[int, str]]:
@@ -133,16 +129,12 @@ def test_concurrent_runs_lose_nothing(thrift_port):
     setup = ["create table analytics.shared (v bigint, p int) using parquet partitioned by (p)",
              "insert into analytics.shared select if(id % 10 = 0, null, id), cast(id % 4 as int) from range(4000)",
              "create table analytics.other using parquet as select id from range(500)"]
-    code, output = dbt(thrift_port, "run-operation", "run_sql", "--args", json.dumps({"sql": setup}))
-    assert code == 0, output[-3000:]
-    code, output = dbt(thrift_port, "run-operation", "analyze_table", "--args", "{relation: analytics.shared, columns: all}")
+    inserts = ["insert into analytics.shared partition (p = 1) select null from range(100)",
+               "insert into analytics.shared partition (p = 2) select 7 from range(50)"]
+    code, output = steps(thrift_port, {"sql": setup}, {"analyze_table": {"relation": "analytics.shared", "columns": "all"}}, {"sql": inserts})
     assert code == 0, output[-3000:]
 
     # different partitions of one table at once: both new states end up in the table's statistics
-    code, _ = dbt(thrift_port, "run-operation", "run_sql", "--args", json.dumps({"sql": [
-        "insert into analytics.shared partition (p = 1) select null from range(100)",
-        "insert into analytics.shared partition (p = 2) select 7 from range(50)"]}))
-    assert code == 0
     results = at_once(thrift_port, {"relation": "analytics.shared", "partition": {"p": 1}, "columns": "all"},
                       {"relation": "analytics.shared", "partition": {"p": 2}, "columns": "all"})
     assert not failures(results), failures(results)
@@ -152,8 +144,11 @@ def test_concurrent_runs_lose_nothing(thrift_port):
     results = at_once(thrift_port, {"relation": "analytics.shared", "columns": "all", "full": True},
                       {"relation": "analytics.other", "columns": "all"})
     assert not failures(results), failures(results)
-    assert_consistent(current_of(thrift_port, "shared"), 4150)
-    assert {t["partition_spec"]: t["row_count"] for t in current_of(thrift_port, "other")["table_statistics"]} == {"": "500"}
+    code, output = steps(thrift_port, {"current": {"schema": "analytics", "table": "shared"}}, {"current": {"schema": "analytics", "table": "other"}})
+    assert code == 0, output[-3000:]
+    shared, other = printed_statistics(output)
+    assert_consistent(shared, 4150)
+    assert {t["partition_spec"]: t["row_count"] for t in other["table_statistics"]} == {"": "500"}
 
     # the same table twice at once: one consistent result
     results = at_once(thrift_port, *[{"relation": "analytics.shared", "columns": "all", "full": True}] * 2)
@@ -191,9 +186,10 @@ def test_the_project_over_thrift(thrift_port):
     docs = subprocess.run([str(Path(sys.executable).parent / "dbt-analyze"), "docs", "generate", "--target", "thrift",
                            "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)],
                           capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "DBT_ANALYZE_THRIFT_PORT": str(thrift_port), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"})
+                          env={**os.environ, "DBT_ANALYZE_THRIFT_PORT": str(thrift_port), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+                               **own_paths(THRIFT_HOME)})
     assert docs.returncode == 0, (docs.stdout + docs.stderr)[-3000:]
-    manifest = json.loads((PROJECT / "target" / "manifest.json").read_text())
+    manifest = json.loads((THRIFT_HOME / "target" / "manifest.json").read_text())  # dbt's DBT_TARGET_PATH, honoured
     assert "**Rows** 7" in manifest["nodes"]["model.dbt_analyze_integration_tests.orders"]["description"]
     summary = manifest["nodes"]["model.dbt_analyze_integration_tests.purchases_enriched_summary"]["description"]
     assert "### Estimated statistics (dbt_analyze)" in summary

@@ -19,7 +19,7 @@ def without_runs(current: dict) -> dict:
 
 def fresh(*steps: dict) -> tuple[int, str]:
     """Steps in a dbt process on a fresh metastore of its own."""
-    return dbt_steps({"DBT_ANALYZE_HOME": str(FRESH_HOME)}, *steps)
+    return dbt_steps(FRESH_HOME, {"DBT_ANALYZE_HOME": str(FRESH_HOME)}, *steps)
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -263,10 +264,12 @@ def generate(dbt_args: List[str]) -> int:
 
     # no abbreviations: --target (a profile's target) is not --target-path
     options = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    options.add_argument("--project-dir", default=".")
+    options.add_argument("--project-dir", default=os.environ.get("DBT_PROJECT_DIR", "."))
     options.add_argument("--target-path", default=None)
     known, _ = options.parse_known_args(dbt_args)
-    target = Path(known.project_dir) / (known.target_path or "target")  # dbt's target-path is relative to the project
+    # dbt's target path: the option, else its environment variable; relative to the project
+    # (as dbt reads them; dbt_project.yml's deprecated target-path is not read here)
+    target = Path(known.project_dir) / (known.target_path or os.environ.get("DBT_TARGET_PATH") or "target")
     target.mkdir(parents=True, exist_ok=True)
     statistics_path = (target / "dbt_analyze_statistics.json").resolve()
 
