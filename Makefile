@@ -52,7 +52,7 @@ demo: env java
 
 # Two processes: the tests with dbt processes of their own (kill, Thrift) beside the rest.
 test: env java chromium
-	$(BIN)/pytest -q -n 2 --dist loadgroup --durations=30 --doctest-modules python/src python/tests integration_tests/tests
+	$(BIN)/pytest -q -n 2 --dist loadgroup --rootdir . --durations=30 --doctest-modules python/src python/tests integration_tests/tests
 
 # The Thrift-server suite alone (make test runs it too).
 test-thrift: env java

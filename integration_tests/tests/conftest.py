@@ -88,6 +88,7 @@ def ensure_deps() -> None:
             assert result.success, result.error
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's hook reads the groups
 def pytest_collection_modifyitems(items):
     """Two groups for `pytest -n 2 --dist loadgroup`: the tests that drive dbt processes of their
     own (each on its own metastore) run beside the rest, which share this process's session."""
