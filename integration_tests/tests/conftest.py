@@ -3,6 +3,8 @@
 dbt runs in this process through dbtRunner, so every command reuses one SparkSession (and one
 Derby metastore) instead of starting a JVM each time; the tests read and check the data through
 the same session. The metastore and warehouse live under .spark/tests of the repository.
+Tests that need dbt in processes of their own (a kill, the Thrift server) use metastores of their
+own and run beside the others (`make test`: two pytest workers).
 """
 
 from __future__ import annotations
@@ -88,6 +90,9 @@ def ensure_deps() -> None:
             assert result.success, result.error
 
 
+OWN_PROCESS_MODULES = {"test_kill.py", "test_thrift.py"}
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's hook reads the groups
 def pytest_collection_modifyitems(items):
     """Two groups for `pytest -n 2 --dist loadgroup`: the tests that drive dbt processes of their
@@ -95,9 +100,6 @@ def pytest_collection_modifyitems(items):
     for item in items:
         own = item.path.name in OWN_PROCESS_MODULES
         item.add_marker(pytest.mark.xdist_group("own_processes" if own else "embedded_session"))
-
-
-OWN_PROCESS_MODULES = {"test_kill.py", "test_thrift.py"}
 
 
 @pytest.fixture(scope="session")
