@@ -162,6 +162,11 @@ def printed_statistics(output: str) -> list[dict]:
     return [json.loads(line.split("CURRENT:", 1)[1]) for line in output.splitlines() if "CURRENT:" in line]
 
 
+def without_runs(current: dict) -> dict:
+    """Printed statistics without the runs (which every run adds to)."""
+    return {k: v for k, v in current.items() if k != "analyze_runs"}
+
+
 def analyze(dbt, **args) -> DbtResult:
     import json
 

@@ -11,17 +11,13 @@ import re
 import signal
 
 import pytest
-from conftest import PROJECT, dbt_steps, printed_statistics as printed
+from conftest import PROJECT, dbt_steps, without_runs, printed_statistics as printed
 
 KILL_HOME = PROJECT.parent / ".spark" / "kill"
 
 
 def steps(*steps: dict, **options) -> tuple[int, str]:
     return dbt_steps(KILL_HOME, {"DBT_ANALYZE_HOME": str(KILL_HOME)}, *steps, **options)
-
-
-def without_runs(current: dict) -> dict:
-    return {k: v for k, v in current.items() if k != "analyze_runs"}
 
 
 CURRENT = {"current": {"schema": "analytics", "table": "killed"}}

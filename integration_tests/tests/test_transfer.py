@@ -5,16 +5,12 @@ import json
 import shutil
 
 import pytest
-from conftest import PROJECT, analyze, dbt_steps, printed_statistics, rows, table_stats
+from conftest import PROJECT, analyze, dbt_steps, printed_statistics, rows, table_stats, without_runs
 
 FRESH_HOME = PROJECT.parent / ".spark" / "transfer"
 CREATE = ["create database if not exists analytics",
           "create table analytics.moved (id bigint, s string, d date, p int) using parquet partitioned by (p)",
           "insert into analytics.moved select id, concat('v', cast(id % 50 as string)), date_add(date'2024-01-01', cast(id % 9 as int)), cast(id % 3 as int) from range(3000)"]
-
-
-def without_runs(current: dict) -> dict:
-    return {k: v for k, v in current.items() if k != "analyze_runs"}
 
 
 def fresh(*steps: dict) -> tuple[int, str]:
