@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from dbt_analyze.estimate import EstimateError, RelationStats, estimate_models, estimate_query, estimate_rows
+import math
+
+from dbt_analyze.estimate import (EstimateError, RelationStats, estimate_models, estimate_query, estimate_rows,
+                                  histogram_equality_share)
 from dbt_analyze.function_rules import FunctionRules
 
 ORDERS = {
@@ -65,6 +68,40 @@ def test_in_list_between_and_nulls():
     assert estimate("select id from shop.orders where amount between 10 and 100").row_count == pytest.approx(400)
     assert estimate("select id from shop.orders where amount is null").row_count == pytest.approx(200)
     assert estimate("select id from shop.orders where amount is not null").row_count == pytest.approx(800)
+
+
+def test_equality_shares_a_bin_bounds_error_with_its_neighbours():
+    # 1M rows on the integers 0..9999 (100 rows each) in 254 bins of equal rows whose bounds are
+    # off by up to 1% of the rows either way (100 values), as a KLL sketch's quantiles may be
+    bounds = [0.0] + [min(max(round(i * 10_000 / 254 + 100 * math.sin(i)), 0), 9999) for i in range(1, 254)] + [9999.0]
+    bounds = sorted(bounds)
+    bins = [{"lower": low, "upper": high, "row_count": 1_000_000 / 254, "distinct_count": max(high - low, 1)}
+            for low, high in zip(bounds, bounds[1:])]
+    one_bin = [bin_["row_count"] / bin_["distinct_count"] for bin_ in bins]
+    assert max(one_bin) / min(one_bin) > 10, "a single bin's rows over its values are far off"
+    estimates = [histogram_equality_share(bins, value) * 1_000_000 for value in range(0, 10_000, 7)]
+    assert 70 < min(estimates) and max(estimates) < 140, (min(estimates), max(estimates))
+    assert histogram_equality_share(bins, 10_000.5) is None
+
+
+def test_a_range_counts_the_top_values_in_it_by_their_own_counts():
+    # 1000 rows of n: the value 1 on 650 (six bins and half of the seventh), 2..351 once each
+    bounds = [1, 1, 1, 1, 1, 1, 1, 51, 151, 251, 351]
+    table = {"schema": "shop", "name": "events", "row_count": 1000,
+             "columns": [{"column_name": "n", "data_type": "int", "null_count": 0, "distinct_count": 351,
+                          "min_value": "1", "max_value": "351"}],
+             "histograms": {"n": [{"lower_bound": str(low), "upper_bound": str(high), "row_count": 100,
+                                   "distinct_count": max(high - low, 1)} for low, high in zip(bounds, bounds[1:])]},
+             "top_values": {"n": [{"value": "1", "frequency": 650}]}}
+    inputs = {("shop", "events"): RelationStats.from_statistics("shop", "events", table)}
+
+    def rows(sql):
+        return estimate_query(sql, inputs, FunctionRules.load()).row_count
+
+    # the bins alone would say 600 and 400: the value 1's last 50 rows share a bin with 2..51
+    assert rows("select n from shop.events where n <= 1") == pytest.approx(650)
+    assert rows("select n from shop.events where n > 1") == pytest.approx(350)
+    assert rows("select n from shop.events where n between 1 and 351") == pytest.approx(1000)
 
 
 def test_range_without_histogram_uses_min_and_max():

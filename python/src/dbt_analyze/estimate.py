@@ -29,6 +29,7 @@ from sqlglot.optimizer.qualify import qualify
 from dbt_analyze.column_stats import (ColumnStats, as_number, base_type, format_value, lowest_accuracy,
                                       parse_value, type_width)
 from dbt_analyze.function_rules import FunctionRules, _cast
+from dbt_analyze.hybrid_histogram import rest_distribution, rest_rows_up_to
 
 # sqlglot's expression classes whose Spark function name differs from sqlglot's, and the order of
 # their arguments in Spark.
@@ -336,11 +337,9 @@ class _Estimator:
             except TypeError:
                 return None
         number = as_number(value)
-        if stats.histogram and number is not None:
-            total = sum(bin_["row_count"] for bin_ in stats.histogram)
-            for bin_ in stats.histogram:
-                if bin_["lower"] <= number <= bin_["upper"] and total:
-                    return bin_["row_count"] / total / max(bin_["distinct_count"] or 1, 1), "high"
+        share = histogram_equality_share(stats.histogram, number) if stats.histogram and number is not None else None
+        if share is not None:
+            return share, "high"
         if stats.distinct_count:
             top = stats.top_values or []
             covered = sum(item["share"] for item in top)
@@ -359,12 +358,12 @@ class _Estimator:
         narrowed_min = stats.min if low is None or (stats.min is not None and stats.min > low) else low
         narrowed_max = stats.max if high is None or (stats.max is not None and stats.max < high) else high
         if stats.histogram:
-            share, distinct, level = 0.0, 0.0, "high"
-            total = sum(bin_["row_count"] for bin_ in stats.histogram) or 1
+            top = [(as_number(parse_value(item["value"], stats.data_type)), item["share"]) for item in stats.top_values or []]
+            share = histogram_range_share(stats.histogram, [(value, share) for value, share in top if value is not None],
+                                          lo, hi, include_low, include_high)
+            distinct, level = 0.0, "high"
             for bin_ in stats.histogram:
-                overlap = _overlap(bin_["lower"], bin_["upper"], lo, hi)
-                share += bin_["row_count"] / total * overlap
-                distinct += (bin_["distinct_count"] or 0) * overlap
+                distinct += (bin_["distinct_count"] or 0) * _overlap(bin_["lower"], bin_["upper"], lo, hi)
         else:
             low_bound, high_bound = as_number(stats.min), as_number(stats.max)
             if low_bound is None or high_bound is None:
@@ -500,6 +499,61 @@ def _widens(source: Optional[str], target: str) -> bool:
     if source_base == "decimal" and target_base == "decimal":
         return source == target
     return False
+
+
+# The rank error of the histograms' KLL sketches at the default k (dbt_analyze_kll_k: 400).
+SKETCH_RANK_ERROR = 0.01
+
+
+def histogram_equality_share(histogram: list[dict], number: float) -> Optional[float]:
+    """The share of a histogram's rows equal to ``number``: the rows over the distinct values of
+    the bins that hold it and of the bins within the sketch's rank error (1% of the rows) on
+    either side. A bin's bounds are quantiles of a KLL sketch, each off by up to 1% of the rows,
+    so one bin of 1/254 of the rows may hold half or twice its rows; the bins around it share
+    that error out. None when no bin holds the value.
+
+    >>> bins = [{"lower": 10 * i, "upper": 10 * i + 10, "row_count": 100, "distinct_count": 10} for i in range(200)]
+    >>> bins[50]["distinct_count"] = 20  # bounds that came out too wide: 100 rows over 20 values
+    >>> histogram_equality_share(bins, 505) * 20_000  # rows: 5 bins, 500 rows over 60 values
+    8.333333333333334
+    """
+    holding = [i for i, bin_ in enumerate(histogram) if bin_["lower"] <= number <= bin_["upper"]]
+    total = sum(bin_["row_count"] for bin_ in histogram)
+    if not holding or not total:
+        return None
+    reach = round(SKETCH_RANK_ERROR * len(histogram))
+    window = histogram[max(holding[0] - reach, 0):holding[-1] + reach + 1]
+    distinct = sum(max(bin_["distinct_count"] or 1, 1) for bin_ in window)
+    return sum(bin_["row_count"] for bin_ in window) / total / distinct
+
+
+def histogram_range_share(histogram: list[dict], top_values: list[tuple[float, float]], low: Optional[float],
+                          high: Optional[float], include_low: bool = True, include_high: bool = True) -> float:
+    """The share of a histogram's rows between ``low`` and ``high`` (None: unbounded): the top
+    values (value, share of the rows) in the range by their own counts, the other rows from the
+    histogram with the top values taken out of their bins, linear within a bin.
+
+    A heavy value fills its bins: without its count, a bound just above it would get a share of
+    the next bin's rows spread evenly over that bin's values.
+
+    >>> bins = [{"lower": 0, "upper": 1, "row_count": 50, "distinct_count": 2},
+    ...         {"lower": 1, "upper": 1, "row_count": 50, "distinct_count": 1},
+    ...         {"lower": 1, "upper": 9, "row_count": 50, "distinct_count": 8}]
+    >>> round(histogram_range_share(bins, [(1, 0.6)], None, 1) * 150, 1)  # x <= 1: the 90 rows of 1, the first bin's other 20
+    110.0
+    """
+    total = sum(bin_["row_count"] for bin_ in histogram)
+    if not total:
+        return 0.0
+    common = [(value, share * total) for value, share in top_values]
+    points, rest, _ = rest_distribution([(bin_["lower"], bin_["upper"], bin_["row_count"], bin_["distinct_count"] or 0)
+                                         for bin_ in histogram], common)
+    above = rest_rows_up_to(points, rest, low, inclusive=not include_low) if low is not None else 0.0
+    below = rest_rows_up_to(points, rest, high, inclusive=include_high) if high is not None else rest[-1]
+    listed = sum(rows for value, rows in common
+                 if (low is None or value > low or (include_low and value == low))
+                 and (high is None or value < high or (include_high and value == high)))
+    return (max(below - above, 0.0) + listed) / total
 
 
 def _overlap(bin_low: float, bin_high: float, low: Optional[float], high: Optional[float]) -> float:

@@ -15,7 +15,7 @@ bin is no longer inflated by a heavy neighbour, which is what equality estimates
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Sequence
 
 Bin = tuple[float, float, float, float]  # lower, upper, rows, distinct values
@@ -43,22 +43,8 @@ def hybrid_histogram(bins: Sequence[Bin], common: Sequence[tuple[float, float]],
     """
     if not bins:
         return []
-    common_values = sorted(value for value, _ in common)
     remaining = sum(bin_[2] for bin_ in bins) - sum(rows for _, rows in common)
-    # The rest's rows in each old bin: its rows times the share of its distinct values that are
-    # not common (a bin's rows are nominal, rows/bins, so a heavy value's rows cannot be
-    # subtracted where they fall), scaled to the rest's total.
-    rest_distinct, shares = [], []
-    for index, (lower, upper, rows, distinct) in enumerate(bins):
-        inside = sum(1 for value in common_values
-                     if (value == lower if lower == upper else lower < value <= upper) or (index == 0 and value == lower < upper))
-        rest_distinct.append(max((distinct or 0) - inside, 0))
-        shares.append(rows * rest_distinct[-1] / distinct if distinct else 0.0)
-    scale = remaining / sum(shares) if sum(shares) > 0 else 0.0
-    points, rest = [bins[0][0]], [0.0]
-    for (_, upper, _, _), share in zip(bins, shares):
-        points.append(upper)
-        rest.append(rest[-1] + share * scale)
+    points, rest, rest_distinct = rest_distribution(bins, common)
     num_bins = int(min(num_bins, max(sum(rest_distinct), 1)))
     if remaining <= 0 or num_bins < 1:
         return []
@@ -83,6 +69,50 @@ def hybrid_histogram(bins: Sequence[Bin], common: Sequence[tuple[float, float]],
         rows = remaining / num_bins
         result.append((low, high, rows, max(1.0, min(round(distinct), rows))))
     return result
+
+
+def rest_distribution(bins: Sequence[Bin], common: Sequence[tuple[float, float]]) -> tuple[list[float], list[float], list[float]]:
+    """Where the rows that are not common values lie: the histogram's bounds, the rest's rows
+    cumulated up to each bound, and each bin's distinct values less its common ones.
+
+    Each bin's rest is its rows times the share of its distinct values that are not common (a
+    bin's rows are nominal, rows/bins, so a heavy value's rows cannot be subtracted where they
+    fall), scaled to the rest's total.
+
+    >>> rest_distribution([(0.0, 2.0, 50, 2), (2.0, 2.0, 50, 1), (2.0, 10.0, 50, 8)], [(2.0, 75)])
+    ([0.0, 2.0, 2.0, 10.0], [0.0, 25.0, 25.0, 75.0], [1, 0, 8])
+    """
+    common_values = sorted(value for value, _ in common)
+    remaining = sum(bin_[2] for bin_ in bins) - sum(rows for _, rows in common)
+    rest_distinct, shares = [], []
+    for index, (lower, upper, rows, distinct) in enumerate(bins):
+        inside = sum(1 for value in common_values
+                     if (value == lower if lower == upper else lower < value <= upper) or (index == 0 and value == lower < upper))
+        rest_distinct.append(max((distinct or 0) - inside, 0))
+        shares.append(rows * rest_distinct[-1] / distinct if distinct else 0.0)
+    scale = remaining / sum(shares) if sum(shares) > 0 else 0.0
+    points, rest = [bins[0][0]], [0.0]
+    for (_, upper, _, _), share in zip(bins, shares):
+        points.append(upper)
+        rest.append(rest[-1] + share * scale)
+    return points, rest, rest_distinct
+
+
+def rest_rows_up_to(points: list[float], rest: list[float], x: float, inclusive: bool = True) -> float:
+    """The rest's rows at or below ``x`` (below, unless ``inclusive``: a bin of the single value
+    x then does not count), linear between bounds.
+
+    >>> points, rest = [0.0, 2.0, 2.0, 10.0], [0.0, 25.0, 25.0, 75.0]
+    >>> rest_rows_up_to(points, rest, 6.0), rest_rows_up_to(points, rest, 10.0), rest_rows_up_to(points, rest, -1.0)
+    (50.0, 75.0, 0.0)
+    """
+    i = (bisect_right(points, x) if inclusive else bisect_left(points, x)) - 1
+    if i < 0:
+        return 0.0
+    if i >= len(points) - 1:
+        return rest[-1]
+    low, high = points[i], points[i + 1]
+    return rest[i] + (rest[i + 1] - rest[i]) * ((x - low) / (high - low) if high > low else 1.0)
 
 
 def hybrid_rows(tables: list[dict], columns: list[dict], histograms: list[dict], top_values: list[dict],
