@@ -19,6 +19,9 @@ SHAPES = {
     # many rows on the small values, a long sparse tail: the tail's bins hold ~2x-10x more
     # distinct values than the head's, which a share of the NDV by quantile-grid points misses
     "log_uniform": "cast(floor(pow(1000000, rand(4))) as bigint)",
+    # not integers: a bin's distinct values are a share of the NDV, not counted from its bounds
+    "continuous": "rand(5) * 1000",
+    "cents": "cast(rand(6) * 1000 as decimal(10,2))",
 }
 
 
@@ -29,11 +32,11 @@ def shapes(spark, dbt):
     spark.sql(f"create table {T} using parquet partitioned by (p) as select {columns}, cast(id % 4 as int) as p from range(200000)")
     result = analyze(dbt, relation=T, columns="all")
     assert result.success, result.error
-    return {name: sorted(r[name] for r in rows(spark, f"select {name} from {T}")) for name in SHAPES}
+    return {name: sorted(float(r[name]) for r in rows(spark, f"select {name} from {T}")) for name in SHAPES}
 
 
 def histogram(spark, column):
-    return rows(spark, f"""select bin, cast(lower_bound as bigint) as lower, cast(upper_bound as bigint) as upper, row_count, distinct_count
+    return rows(spark, f"""select bin, cast(lower_bound as double) as lower, cast(upper_bound as double) as upper, row_count, distinct_count
                            from analytics_stats.column_histograms
                            where table_name = 'shapes' and partition_spec = '' and column_name = '{column}' order by bin""")
 

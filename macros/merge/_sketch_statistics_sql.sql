@@ -87,12 +87,14 @@
   select {{ run }}, partition_spec, column_name, bin,
          {{ dbt_analyze._render_by_type_sql('lower', data_types) }}, {{ dbt_analyze._render_by_type_sql('upper', data_types) }},
          bin_rows,
+         {#- Capped by the bin's rows and, for integers and dates, its W values (only then: Spark's
+             greatest() skips NULLs, so greatest(NULL, 1) would cap every other type at 1). -#}
          cast(greatest(1, least(
            if(domain is null, round(ndv * grid_points / grid_distinct),
               grid_points + round(full_excess * least(1, beyond_grid / nullif(sum(full_excess) over per_column, 0))
                                   + greatest(beyond_grid - sum(full_excess) over per_column, 0)
                                     * coalesce(open_excess / nullif(sum(open_excess) over per_column, 0), 0))),
-           ceil(bin_rows), coalesce(greatest(domain, 1), 1e18))) as bigint)
+           ceil(bin_rows), if(domain is null, 1e18, greatest(domain, 1)))) as bigint)
   from (
     select *, n / {{ num_bins }} as bin_rows,
            {#- The grid's points 10*bin .. 10*bin+10 are the quantiles between this bin's bounds. -#}

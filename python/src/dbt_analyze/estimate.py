@@ -359,7 +359,7 @@ class _Estimator:
         narrowed_max = stats.max if high is None or (stats.max is not None and stats.max < high) else high
         if stats.histogram:
             top = [(as_number(parse_value(item["value"], stats.data_type)), item["share"]) for item in stats.top_values or []]
-            share = histogram_range_share(stats.histogram, [(value, share) for value, share in top if value is not None],
+            share = histogram_range_share(stats.histogram, [item for item in top if item[0] is not None],
                                           lo, hi, include_low, include_high)
             distinct, level = 0.0, "high"
             for bin_ in stats.histogram:
@@ -548,12 +548,12 @@ def histogram_range_share(histogram: list[dict], top_values: list[tuple[float, f
     common = [(value, share * total) for value, share in top_values]
     points, rest, _ = rest_distribution([(bin_["lower"], bin_["upper"], bin_["row_count"], bin_["distinct_count"] or 0)
                                          for bin_ in histogram], common)
-    above = rest_rows_up_to(points, rest, low, inclusive=not include_low) if low is not None else 0.0
-    below = rest_rows_up_to(points, rest, high, inclusive=include_high) if high is not None else rest[-1]
+    up_to_low = rest_rows_up_to(points, rest, low, inclusive=not include_low) if low is not None else 0.0
+    up_to_high = rest_rows_up_to(points, rest, high, inclusive=include_high) if high is not None else rest[-1]
     listed = sum(rows for value, rows in common
                  if (low is None or value > low or (include_low and value == low))
                  and (high is None or value < high or (include_high and value == high)))
-    return (max(below - above, 0.0) + listed) / total
+    return (max(up_to_high - up_to_low, 0.0) + listed) / total
 
 
 def _overlap(bin_low: float, bin_high: float, low: Optional[float], high: Optional[float]) -> float:
