@@ -505,6 +505,12 @@ def _widens(source: Optional[str], target: str) -> bool:
 SKETCH_RANK_ERROR = 0.01
 
 
+def bins_around(bins: list, first: int, last: int) -> list:
+    """The bins ``first`` to ``last`` and those within the sketch's rank error on either side."""
+    reach = round(SKETCH_RANK_ERROR * len(bins))
+    return bins[max(first - reach, 0):last + reach + 1]
+
+
 def histogram_equality_share(histogram: list[dict], number: float) -> Optional[float]:
     """The share of a histogram's rows equal to ``number``: the rows over the distinct values of
     the bins that hold it and of the bins within the sketch's rank error (1% of the rows) on
@@ -521,8 +527,7 @@ def histogram_equality_share(histogram: list[dict], number: float) -> Optional[f
     total = sum(bin_["row_count"] for bin_ in histogram)
     if not holding or not total:
         return None
-    reach = round(SKETCH_RANK_ERROR * len(histogram))
-    window = histogram[max(holding[0] - reach, 0):holding[-1] + reach + 1]
+    window = bins_around(histogram, holding[0], holding[-1])
     distinct = sum(max(bin_["distinct_count"] or 1, 1) for bin_ in window)
     return sum(bin_["row_count"] for bin_ in window) / total / distinct
 

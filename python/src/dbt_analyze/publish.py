@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from dbt_analyze.estimate import bins_around
+
+
 def column_stat_map(column: Dict[str, Any], histogram: Optional[str]) -> Dict[str, str]:
     """The ``<column>.<key>`` properties Spark's ``CatalogColumnStat.fromMap`` reads.
 
@@ -30,6 +33,20 @@ def column_stat_map(column: Dict[str, Any], histogram: Optional[str]) -> Dict[st
               "min": column.get("min"), "max": column.get("max"), "avgLen": column.get("avg_len"),
               "maxLen": column.get("max_len"), "histogram": histogram}
     return {f"{name}.{key}": str(value) for key, value in values.items() if value is not None}
+
+
+def cbo_bin_distinct_counts(distinct_counts: List[float]) -> List[int]:
+    """The bins' distinct counts as Spark's CBO is to read them: each the mean over the bins within
+    the sketch's rank error around it. The CBO takes every bin to hold the same rows and estimates
+    `x = v` as those rows over v's bin's distinct count, but a bin cut from KLL quantiles may hold
+    half or twice its share; the package's own estimate shares that out over the same bins
+    (:func:`dbt_analyze.estimate.histogram_equality_share`).
+
+    >>> cbo_bin_distinct_counts([10] * 100 + [40] + [10] * 100)[97:104]
+    [10, 16, 16, 16, 16, 16, 10]
+    """
+    return [max(round(sum(window) / len(window)), 1)
+            for window in (bins_around(distinct_counts, i, i) for i in range(len(distinct_counts)))]
 
 
 def publish_statistics(spark: Any, payload: Dict[str, Any]) -> None:
@@ -47,8 +64,9 @@ def publish_statistics(spark: Any, payload: Dict[str, Any]) -> None:
         if column.get("histogram"):
             bins: List[List[float]] = column["histogram"]["bins"]
             array = spark.sparkContext._gateway.new_array(logical.HistogramBin, len(bins))
-            for i, (lower, upper, ndv) in enumerate(bins):
-                array[i] = logical.HistogramBin(float(lower), float(upper), int(ndv))
+            distinct_counts = cbo_bin_distinct_counts([ndv for _, _, ndv in bins])
+            for i, ((lower, upper, _), ndv) in enumerate(zip(bins, distinct_counts)):
+                array[i] = logical.HistogramBin(float(lower), float(upper), ndv)
             histogram = logical.HistogramSerializer.serialize(logical.Histogram(float(column["histogram"]["height"]), array))
         properties = column_stat_map(column, histogram)
         stat = catalyst.catalog.CatalogColumnStat.fromMap(payload["table"], column["name"], to_scala(properties))
