@@ -99,8 +99,8 @@ def rest_distribution(bins: Sequence[Bin], common: Sequence[tuple[float, float]]
 
 
 def rest_rows_up_to(points: list[float], rest: list[float], x: float, inclusive: bool = True) -> float:
-    """The rest's rows at or below ``x`` (below, unless ``inclusive``: a bin of the single value
-    x then does not count), linear between bounds.
+    """The rest's rows at or below ``x`` (strictly below when not ``inclusive``: a bin of the
+    single value x then does not count), linear between bounds.
 
     >>> points, rest = [0.0, 2.0, 2.0, 10.0], [0.0, 25.0, 25.0, 75.0]
     >>> rest_rows_up_to(points, rest, 6.0), rest_rows_up_to(points, rest, 10.0), rest_rows_up_to(points, rest, -1.0)
