@@ -22,7 +22,16 @@ SHAPES = {
     # not integers: a bin's distinct values are a share of the NDV, not counted from its bounds
     "continuous": "rand(5) * 1000",
     "cents": "cast(rand(6) * 1000 as decimal(10,2))",
+    # temporal: sketched as microseconds and days; dates count a bin's values from its bounds
+    "moments": "timestamp_seconds(1700000000 + cast(rand(7) * 172800 as bigint))",
+    "days": "date_add(date'2020-01-01', cast(rand(8) * 2000 as int))",
 }
+# A value as a number, the way the package sketches it (bounds are stored as the type renders them).
+NUMERIC = {"moments": "unix_micros(cast({} as timestamp))", "days": "unix_date(cast({} as date))"}
+
+
+def numeric(column, value_sql):
+    return NUMERIC.get(column, "cast({} as double)").format(value_sql)
 
 
 @pytest.fixture(scope="module")
@@ -32,11 +41,11 @@ def shapes(spark, dbt):
     spark.sql(f"create table {T} using parquet partitioned by (p) as select {columns}, cast(id % 4 as int) as p from range(200000)")
     result = analyze(dbt, relation=T, columns="all")
     assert result.success, result.error
-    return {name: sorted(float(r[name]) for r in rows(spark, f"select {name} from {T}")) for name in SHAPES}
+    return {name: sorted(float(r[name]) for r in rows(spark, f"select {numeric(name, name)} as {name} from {T}")) for name in SHAPES}
 
 
 def histogram(spark, column):
-    return rows(spark, f"""select bin, cast(lower_bound as double) as lower, cast(upper_bound as double) as upper, row_count, distinct_count
+    return rows(spark, f"""select bin, {numeric(column, 'lower_bound')} as lower, {numeric(column, 'upper_bound')} as upper, row_count, distinct_count
                            from analytics_stats.column_histograms
                            where table_name = 'shapes' and partition_spec = '' and column_name = '{column}' order by bin""")
 
