@@ -43,9 +43,14 @@
   {%- set results = [] -%}
   {%- for statement in statements -%}
     {%- set parsed = dbt_analyze._parse_statement(statement) -%}
-    {%- do results.append({'error': parsed.error} if parsed.error else
-                          {'schema': parsed.schema, 'identifier': parsed.identifier, 'relation': parsed.relation,
-                           'partition': parsed.partition, 'columns': parsed.columns, 'noscan': parsed.noscan}) -%}
+    {%- if parsed.error -%}
+      {%- do results.append({'error': parsed.error}) -%}
+    {%- elif 'tables_in' in parsed -%}
+      {%- do results.append({'tables_in': parsed.tables_in, 'columns': parsed.columns, 'noscan': parsed.noscan}) -%}
+    {%- else -%}
+      {%- do results.append({'schema': parsed.schema, 'identifier': parsed.identifier, 'relation': parsed.relation,
+                             'partition': parsed.partition, 'columns': parsed.columns, 'noscan': parsed.noscan}) -%}
+    {%- endif -%}
   {%- endfor -%}
   {{ log('PARSED:' ~ tojson(results), info=True) }}
 {% endmacro %}

@@ -1,5 +1,6 @@
 """The request: both grammar forms, the rewrite they produce, and every bad input refused clearly."""
 
+import json
 import re
 
 import pytest
@@ -22,6 +23,12 @@ def sales(spark, dbt):
     result = analyze(dbt, relation=SALES, columns="all")
     assert result.success, result.error
     return result
+
+
+def parse_statements(dbt, texts: list[str]) -> list[dict]:
+    result = dbt("run-operation", "parse_statements", "--args", json.dumps({"statements": texts}))
+    assert result.success, result.error
+    return json.loads(next(m for m in result.messages if m.startswith("PARSED:"))[len("PARSED:"):])
 
 
 def dry_run_sql(dbt, **args) -> str:
@@ -98,6 +105,47 @@ def test_partition_spec_with_column_statistics_is_honoured(spark, dbt, sales):
     assert table_stats(spark, SALES)["region=eu/day=2024-01-01"]["row_count"] == 1
 
 
+def test_analyze_tables_in_a_schema_analyzes_each_table_and_skips_views(spark, dbt):
+    """ANALYZE TABLES IN db (Spark's statement; here FOR ALL COLUMNS too) runs one analysis per
+    table, logs which table of how many it is on, and skips views; NOSCAN and the schema argument
+    are the same request."""
+    spark.sql("create database if not exists shelf")
+    for name in ("books", "pens", "shelf_view", "Tags"):
+        spark.sql(f"drop view if exists shelf.{name}") if name == "shelf_view" else spark.sql(f"drop table if exists shelf.{name}")
+    spark.sql("create table shelf.books (title string, pages int, genre string) using parquet partitioned by (genre)")
+    spark.sql("insert into shelf.books values ('a', 100, 'novel'), ('b', null, 'novel'), ('c', 300, 'poetry')")
+    spark.sql("create table shelf.pens using parquet as select id, id % 2 = 0 as refill from range(5)")
+    spark.sql("create table shelf.Tags using parquet as select 'x' as tag")
+    spark.sql("create view shelf.shelf_view as select * from shelf.pens")
+
+    listed = parse_statements(dbt, ["analyze tables from shelf compute statistics", "ANALYZE TABLES COMPUTE STATISTICS NOSCAN;",
+                                    "analyze tables in spark_catalog.`shelf` compute statistics for all columns"])
+    assert listed == [{"tables_in": "shelf", "columns": None, "noscan": False}, {"tables_in": None, "columns": None, "noscan": True},
+                      {"tables_in": "shelf", "columns": "all", "noscan": False}]
+
+    result = analyze(dbt, statement="ANALYZE TABLES IN shelf COMPUTE STATISTICS FOR ALL COLUMNS")
+    assert result.success, result.error
+    assert "ANALYZE TABLES IN shelf: 3 table(s), 1 view(s) skipped (no data of their own): shelf_view" in result.log
+    for i, name in enumerate(["books", "pens", "tags"], start=1):
+        assert f"ANALYZE TABLES IN shelf: table {i} of 3: shelf.{name}" in result.log
+    assert "  shelf.books: succeeded, 2 partition(s) scanned, 0 skipped, 3 rows" in result.log
+    assert table_stats(spark, "shelf.books")[""]["row_count"] == 3 and table_stats(spark, "shelf.pens")[""]["row_count"] == 5
+    assert column_stats(spark, "shelf.books")["pages"]["null_count"] == 1
+    assert column_stats(spark, "shelf.pens")["refill"]["true_count"] == 3
+    assert not rows(spark, "select * from analytics_stats.table_statistics where table_schema = 'shelf' and table_name = 'shelf_view'")
+
+    # again, by argument: nothing changed, nothing scanned
+    again = analyze(dbt, schema="shelf", columns="all")
+    assert again.success, again.error
+    assert "  shelf.pens: unchanged, 0 partition(s) scanned, 1 skipped" in again.log
+
+    spark.sql("insert into shelf.pens select 5, false")
+    noscan = analyze(dbt, statement="analyze tables in shelf compute statistics noscan")
+    assert noscan.success, noscan.error
+    pens = table_stats(spark, "shelf.pens")[""]
+    assert pens["file_count"] == len(rows(spark, "select distinct input_file_name() from shelf.pens"))
+
+
 BAD_INPUTS = [
     ({"relation": "analytics.sales_view"}, "is a view"),
     ({"relation": "analytics.flat", "partition": {"a": 1}}, "is not partitioned"),
@@ -107,7 +155,12 @@ BAD_INPUTS = [
     ({"relation": SALES, "partition": {"country": "x"}}, "unknown partition column 'country'"),
     ({"relation": SALES, "partition": {"region": "asia"}}, "no partition of analytics.sales matches"),
     ({"statement": f"ANALYZE TABLE {SALES} COMPUTE STATISTIC"}, "expected STATISTICS at position 39, found 'STATISTIC'"),
-    ({"statement": f"ANALYZE {SALES} COMPUTE STATISTICS"}, "expected TABLE at position 9"),
+    ({"statement": f"ANALYZE {SALES} COMPUTE STATISTICS"}, "expected TABLE or TABLES at position 9"),
+    ({"statement": "ANALYZE TABLES IN analytics COMPUTE STATISTICS FOR COLUMNS amount"}, "ANALYZE TABLES takes NOSCAN or FOR ALL COLUMNS (at position 52)"),
+    ({"statement": "ANALYZE TABLES IN no_such_schema COMPUTE STATISTICS"}, "unknown schema 'no_such_schema'"),
+    ({"statement": "ANALYZE TABLES IN analytics_stats COMPUTE STATISTICS"}, "holds dbt_analyze's own statistics tables"),
+    ({"schema": "analytics", "columns": ["amount"]}, "'columns' with 'schema' can only be all"),
+    ({"schema": "analytics", "relation": SALES}, "give either 'schema' (every table of it) or 'relation'"),
     ({"statement": f"ANALYZE TABLE {SALES} PARTITION (region='us' COMPUTE STATISTICS"}, "expected ',' or ')' at position"),
     ({"statement": f"ANALYZE TABLE {SALES} COMPUTE STATISTICS FOR COLUMNS"}, "expected a column name at position"),
     ({"statement": f"ANALYZE TABLE {SALES} COMPUTE STATISTICS FOR COLUMNS amount extra"}, "expected ',' or the end"),

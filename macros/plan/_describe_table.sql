@@ -22,13 +22,18 @@
   {{ return({'schema': name.schema or target.schema, 'identifier': name.identifier}) }}
 {% endmacro %}
 
+{#- The schema as the catalog spells it, or none when there is no such schema. -#}
+{% macro _find_schema(name) %}
+  {%- set found = namespace(schema=none) -%}
+  {%- for value in run_query('show schemas').columns[0].values() if value | lower == name | lower -%}{%- set found.schema = value -%}{%- endfor -%}
+  {{ return(found.schema) }}
+{% endmacro %}
+
 {% macro _describe_table(request, run=none) %}
   {%- set name = dbt_analyze._resolve_table_name(request) -%}
-  {%- set schemas = run_query('show schemas') -%}
   {#- Names as the catalog spells them (Spark's is case-insensitive and keeps them in lower case),
       so that statistics of analytics.Orders and of analytics.orders are one table's. -#}
-  {%- set found = namespace(schema=none, identifier=none) -%}
-  {%- for value in schemas.columns[0].values() if value | lower == name.schema | lower -%}{%- set found.schema = value -%}{%- endfor -%}
+  {%- set found = namespace(schema=dbt_analyze._find_schema(name.schema), identifier=none) -%}
   {%- if found.schema is none -%}
     {{ dbt_analyze._fail(run, "unknown schema '" ~ name.schema ~ "' (table " ~ name.schema ~ "." ~ name.identifier ~ ")") }}
   {%- endif -%}

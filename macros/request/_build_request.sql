@@ -1,21 +1,33 @@
 {#-
   One request dict from either form of arguments:
-    statement: "ANALYZE TABLE ..."                      (parsed by _parse_analyze_statement)
+    statement: "ANALYZE TABLE ..." | "ANALYZE TABLES IN db ..."   (parsed by _parse_analyze_statement)
     relation: db.t | model/seed/source name | Relation   partition: {k: v|null}   columns: [..]|all
+    schema: db (every table of it, as ANALYZE TABLES IN db)   columns: all
     noscan, full, dry_run, sketches (full|basic), sample, publish
-  Options given next to a statement (full, dry_run, sketches) apply to it as well.
+  Options given next to a statement (full, dry_run, sketches) apply to it as well. A request for a
+  schema's tables has `tables_in` (the schema; none: the target's).
 -#}
 {% macro _build_request(args, run=none) %}
-  {%- set known = ['statement', 'relation', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches', 'sample', 'publish'] -%}
+  {%- set known = ['statement', 'relation', 'schema', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches', 'sample', 'publish'] -%}
   {%- for key in args if key not in known -%}
     {{ dbt_analyze._fail(run, "unknown option '" ~ key ~ "' (known: " ~ known | join(', ') ~ ")") }}
   {%- endfor -%}
 
   {%- if args.get('statement') -%}
-    {%- for key in ['relation', 'partition', 'columns', 'noscan'] if args.get(key) is not none -%}
+    {%- for key in ['relation', 'schema', 'partition', 'columns', 'noscan'] if args.get(key) is not none -%}
       {{ dbt_analyze._fail(run, "give either 'statement' or '" ~ key ~ "', not both") }}
     {%- endfor -%}
     {%- set request = dbt_analyze._parse_analyze_statement(args['statement'], run) -%}
+  {%- elif args.get('schema') is not none -%}
+    {%- for key in ['relation', 'partition'] if args.get(key) is not none -%}
+      {{ dbt_analyze._fail(run, "give either 'schema' (every table of it) or '" ~ key ~ "', not both") }}
+    {%- endfor -%}
+    {%- set columns = args.get('columns') -%}
+    {%- if columns is not none and not (columns is string and columns | lower == 'all') -%}
+      {{ dbt_analyze._fail(run, "'columns' with 'schema' can only be all: named columns belong to one table") }}
+    {%- endif -%}
+    {%- set request = {'tables_in': args['schema'], 'relation': none, 'partition': none, 'columns': 'all' if columns else none,
+                       'noscan': dbt_analyze._as_bool(args.get('noscan', false))} -%}
   {%- elif args.get('relation') is not none -%}
     {%- set relation = args['relation'] -%}
     {%- if relation is string -%}
@@ -43,7 +55,7 @@
     {%- do request.update({'partition': partition or none, 'columns': columns or none,
                            'noscan': dbt_analyze._as_bool(args.get('noscan', false))}) -%}
   {%- else -%}
-    {{ dbt_analyze._fail(run, "say what to analyze: 'statement: ANALYZE TABLE ...' or 'relation: <table>'") }}
+    {{ dbt_analyze._fail(run, "say what to analyze: 'statement: ANALYZE TABLE ...', 'relation: <table>' or 'schema: <schema>'") }}
   {%- endif -%}
 
   {%- set sketches = args.get('sketches') or dbt_analyze._var('dbt_analyze_sketches') -%}

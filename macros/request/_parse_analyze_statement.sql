@@ -1,11 +1,14 @@
 {#-
   ANALYZE TABLE name [PARTITION (k1[=v1] [, k2[=v2] ...])] COMPUTE STATISTICS
       [NOSCAN | FOR COLUMNS c1 [, c2 ...] | FOR ALL COLUMNS] [;]
+  ANALYZE TABLES [{FROM | IN} schema] COMPUTE STATISTICS [NOSCAN | FOR ALL COLUMNS] [;]
 
-  The grammar of Spark's and Flink's ANALYZE TABLE: keywords case-insensitive, identifiers bare or
-  in backquotes, partition values as string or number literals. Returns the request dict that
-  `relation:`-style arguments produce too; a malformed statement raises an error with the position
-  (1-based character offset) and what was expected there.
+  The grammar of Spark's and Flink's ANALYZE TABLE, and Spark's ANALYZE TABLES (every table of a
+  schema; here FOR ALL COLUMNS is allowed too): keywords case-insensitive, identifiers bare or in
+  backquotes, partition values as string or number literals. Returns the request dict that
+  `relation:`-style arguments produce too (ANALYZE TABLES: `tables_in`, the schema or none for the
+  current one); a malformed statement raises an error with the position (1-based character
+  offset) and what was expected there.
 -#}
 {% macro _parse_analyze_statement(statement, run=none) %}
   {%- set parsed = dbt_analyze._parse_statement(statement) -%}
@@ -34,9 +37,10 @@
   {%- endfor -%}
 
   {%- set request = {'relation': none, 'partition': none, 'columns': none, 'noscan': false, 'error': none} -%}
-  {%- set st = namespace(state='analyze', name_parts=[], key=none, partition={}, columns=[], error=none) -%}
+  {%- set st = namespace(state='analyze', name_parts=[], key=none, partition={}, columns=[], error=none, tables=false) -%}
   {%- set expected = {
-        'analyze': 'ANALYZE', 'table': 'TABLE', 'name': 'a table name', 'after_name': "'.', PARTITION or COMPUTE",
+        'analyze': 'ANALYZE', 'table': 'TABLE or TABLES', 'name': 'a table name', 'after_name': "'.', PARTITION or COMPUTE",
+        'tables_from': 'FROM, IN or COMPUTE', 'schema_name': 'a schema name', 'after_schema': "'.' or COMPUTE",
         'part_open': "'('", 'part_key': 'a partition column', 'part_eq': "'=', ',' or ')'",
         'part_value': 'a partition value (string or number literal)', 'part_next': "',' or ')'",
         'compute': 'COMPUTE', 'statistics': 'STATISTICS', 'options': 'NOSCAN, FOR or the end',
@@ -51,6 +55,11 @@
     {%- set s = st.state -%}
     {%- if s == 'analyze' and word == 'ANALYZE' -%}{%- set st.state = 'table' -%}
     {%- elif s == 'table' and word == 'TABLE' -%}{%- set st.state = 'name' -%}
+    {%- elif s == 'table' and word == 'TABLES' -%}{%- set st.tables = true -%}{%- set st.state = 'tables_from' -%}
+    {%- elif s == 'tables_from' and word in ('FROM', 'IN') -%}{%- set st.state = 'schema_name' -%}
+    {%- elif s in ('tables_from', 'after_schema') and word == 'COMPUTE' -%}{%- set st.state = 'statistics' -%}
+    {%- elif s == 'schema_name' and ident is not none -%}{%- do st.name_parts.append(ident) -%}{%- set st.state = 'after_schema' -%}
+    {%- elif s == 'after_schema' and tok.text == '.' and st.name_parts | length < 2 -%}{%- set st.state = 'schema_name' -%}
     {%- elif s == 'name' and ident is not none -%}
       {%- do st.name_parts.append(ident) -%}{%- set st.state = 'after_name' -%}
     {%- elif s == 'after_name' and tok.text == '.' and st.name_parts | length < 3 -%}{%- set st.state = 'name' -%}
@@ -78,6 +87,8 @@
     {%- elif s == 'options' and word == 'NOSCAN' -%}{%- do request.update({'noscan': true}) -%}{%- set st.state = 'end' -%}
     {%- elif s == 'options' and word == 'FOR' -%}{%- set st.state = 'for' -%}
     {%- elif s == 'for' and word == 'ALL' -%}{%- set st.state = 'all' -%}
+    {%- elif s == 'for' and word == 'COLUMNS' and st.tables -%}
+      {%- set st.error = "FOR COLUMNS names columns of one table; ANALYZE TABLES takes NOSCAN or FOR ALL COLUMNS (at position " ~ tok.pos ~ ")" -%}
     {%- elif s == 'for' and word == 'COLUMNS' -%}{%- set st.state = 'column' -%}
     {%- elif s == 'all' and word == 'COLUMNS' -%}{%- do request.update({'columns': 'all'}) -%}{%- set st.state = 'end' -%}
     {%- elif s == 'column' and ident is not none -%}{%- do st.columns.append(ident) -%}{%- set st.state = 'column_next' -%}
@@ -96,6 +107,13 @@
   {%- endif -%}
 
   {%- set parts = st.name_parts -%}
+  {%- if st.tables -%}
+    {%- if parts | length == 2 and parts[0] | lower != 'spark_catalog' -%}
+      {{ return({'error': "catalog '" ~ parts[0] ~ "' is not supported (only spark_catalog)"}) }}
+    {%- endif -%}
+    {%- do request.update({'tables_in': parts[-1] if parts else none}) -%}
+    {{ return(request) }}
+  {%- endif -%}
   {%- if parts | length == 3 -%}
     {%- if parts[0] | lower != 'spark_catalog' -%}
       {{ return({'error': "catalog '" ~ parts[0] ~ "' is not supported (only spark_catalog)"}) }}
