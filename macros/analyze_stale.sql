@@ -24,7 +24,9 @@
       {%- do existing.update({table_schema: dbt_analyze._existing_tables(table_schema)}) -%}
     {%- endif -%}
     {%- set relation = api.Relation.create(schema=table_schema, identifier=table_name) -%}
+    {%- set progress = 'dbt_analyze: analyze_stale: table ' ~ loop.index ~ ' of ' ~ analyzed | length ~ ': ' ~ table_schema ~ '.' ~ table_name -%}
     {%- if table_name | lower not in existing[table_schema] -%}
+      {{ log(progress ~ ': dropped', info=True) }}
       {%- set status = {'': ['dropped', none]} -%}
     {%- else -%}
       {%- set status = dbt_analyze._table_status(relation) -%}
@@ -33,6 +35,7 @@
       {%- for spec, value in status.items() if value[0] != 'fresh' and (spec or status | length == 1) -%}
         {%- do changed.append((spec or 'the table') ~ ' (' ~ value[0] ~ ')') -%}
       {%- endfor -%}
+      {{ log(progress ~ ': ' ~ (changed | join(', ') if changed else 'fresh'), info=True) }}
       {%- if changed and not check_only -%}
         {%- set summary = dbt_analyze._run_analyze({'relation': relation}) -%}
         {%- do report.append(table_schema ~ '.' ~ table_name ~ ': re-analyzed ' ~ (summary.scanned | join(', ') or 'the table')

@@ -138,6 +138,9 @@ def test_analyze_stale_finds_and_refreshes_only_what_changed(spark, dbt):
     assert check.success, check.error
     assert "stale_db.parts: p=1 (stale), p=3 (new)" in check.log
     assert "stale_db.flat: the table (stale)" in check.log
+    # progress, table by table, as each is checked
+    assert "analyze_stale: table 1 of 2: stale_db.flat: the table (stale)" in check.log
+    assert "analyze_stale: table 2 of 2: stale_db.parts: p=1 (stale), p=3 (new)" in check.log
     assert staleness(spark) == {("parts", ""): "stale", ("parts", "p=1"): "stale", ("parts", "p=2"): "fresh",
                                 ("parts", "p=3"): "new", ("flat", ""): "stale"}
     assert table_stats(spark, "stale_db.parts")[""]["row_count"] == 2  # nothing re-analyzed yet
@@ -153,6 +156,7 @@ def test_analyze_stale_finds_and_refreshes_only_what_changed(spark, dbt):
     spark.sql("drop table stale_db.flat")
     check = dbt("run-operation", "analyze_stale", "--args", "{check_only: true, schema: stale_db}")
     assert check.success, check.error
+    assert "analyze_stale: table 1 of 2: stale_db.flat: dropped" in check.log
     assert staleness(spark)[("flat", "")] == "dropped"
 
 
