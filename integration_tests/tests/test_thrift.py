@@ -68,12 +68,17 @@ def steps(port, *steps: dict) -> tuple[int, str]:
 def test_analyze_over_thrift(thrift_port):
     create = ["create database if not exists analytics",
               "create table analytics.over_thrift (v bigint, s string, b boolean, d double, p int) using parquet partitioned by (p)",
-              "insert into analytics.over_thrift values (1, 'a', true, 1.5, 1), (2, null, false, null, 1), (3, 'ccc', null, cast('NaN' as double), 2)"]
+              "insert into analytics.over_thrift values (1, 'a', true, 1.5, 1), (2, null, false, null, 1), (3, 'ccc', null, cast('NaN' as double), 2)",
+              "create database if not exists thrift_shelf", "create table thrift_shelf.pens using parquet as select 1 as v",
+              "create view thrift_shelf.pens_view as select * from thrift_shelf.pens"]
     code, output = steps(thrift_port, {"sql": create},
                          {"analyze_table": {"statement": "ANALYZE TABLE analytics.over_thrift COMPUTE STATISTICS FOR ALL COLUMNS"}},
                          {"current": {"schema": "analytics", "table": "over_thrift"}},
-                         {"analyze_table": {"relation": "analytics.over_thrift", "columns": "all"}})
+                         {"analyze_table": {"relation": "analytics.over_thrift", "columns": "all"}},
+                         {"analyze_table": {"statement": "ANALYZE TABLES IN thrift_shelf COMPUTE STATISTICS FOR ALL COLUMNS"}})
     assert code == 0, output[-5000:]
+    assert "ANALYZE TABLES IN thrift_shelf: 1 table(s), 1 view(s) skipped (no data of their own): pens_view" in output
+    assert "thrift_shelf.pens: succeeded, 1 partition(s) scanned, 0 skipped, 1 rows" in output
     assert "scanning analytics.over_thrift: 2 of 2 partition(s), 4 column(s)" in output
     assert "table: rows 3" in output
     columns = {r["column_name"]: r for r in printed_statistics(output)[0]["column_statistics"] if r["partition_spec"] == ""}
