@@ -64,9 +64,14 @@
   {%- endfor -%}
   {%- set lines = [] -%}
   {%- for summary in summaries -%}
-    {%- do lines.append('  ' ~ summary.table ~ ': ' ~ (summary.get('status') or 'dry run') ~ ', ' ~ summary.scanned | length ~ ' partition(s) scanned, '
-                        ~ summary.skipped | length ~ ' skipped' ~ (', ' ~ summary.rows_scanned ~ ' rows' if summary.get('rows_scanned') is not none else '')) -%}
+    {%- if summary.get('sql') -%}
+      {%- do lines.append('  ' ~ summary.table ~ ': would scan ' ~ summary.scanned | length ~ ' partition(s), skip ' ~ summary.skipped | length) -%}
+    {%- else -%}
+      {%- do lines.append('  ' ~ summary.table ~ ': ' ~ summary.status ~ ', ' ~ summary.scanned | length ~ ' partition(s) scanned, '
+                          ~ summary.skipped | length ~ ' skipped' ~ (', ' ~ summary.rows_scanned ~ ' rows' if summary.get('rows_scanned') is not none else '')) -%}
+    {%- endif -%}
   {%- endfor -%}
-  {{ log('dbt_analyze: ' ~ name ~ ': ' ~ summaries | length ~ ' table(s) analyzed' ~ (':\n' ~ lines | join('\n') if lines else ''), info=True) }}
+  {{ log('dbt_analyze: ' ~ name ~ ': ' ~ summaries | length ~ ' table(s) ' ~ ('planned (dry run)' if request.dry_run else 'analyzed')
+         ~ (':\n' ~ lines | join('\n') if lines else ''), info=True) }}
   {{ return({'schema': schema, 'tables': summaries, 'views_skipped': skipped}) }}
 {% endmacro %}
