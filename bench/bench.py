@@ -308,6 +308,7 @@ def markdown(report: dict, options) -> str:
     bare = seconds["bare_scan"]
     lines += ["", "| ratio | value |", "|---|---:|",
               f"| ours basic / Spark's ANALYZE | {seconds['ours_basic'] / seconds['spark_analyze']:.2f}× |",
+              f"| ours basic, its scan step alone / Spark's ANALYZE | {seconds['ours_basic_scan'] / seconds['spark_analyze']:.2f}× |",
               f"| ours with sketches / Spark's ANALYZE with histograms | {seconds['ours_sketches'] / seconds['spark_analyze_histograms']:.2f}× |",
               f"| ours with histograms / Spark's ANALYZE with histograms | {seconds['ours_full'] / seconds['spark_analyze_histograms']:.2f}× |",
               f"| ours basic / bare scan | {seconds['ours_basic'] / bare:.2f}× |",
