@@ -173,6 +173,16 @@ def analyze(dbt, **args) -> DbtResult:
     return dbt("run-operation", "analyze_table", "--args", json.dumps(args))
 
 
+def parse_statements(dbt, texts: list[str]) -> list[dict]:
+    """The package's ANALYZE parser on each text, in one dbt call: a request or {'error': ...} each."""
+    import json
+
+    result = dbt("run-operation", "parse_statements", "--args", json.dumps({"statements": texts}))
+    assert result.success, result.error  # an internal error would fail the whole call
+    line = next(m for m in result.messages if m.startswith("PARSED:"))
+    return json.loads(line[len("PARSED:"):])
+
+
 def rows(spark, sql: str) -> list[dict]:
     return [r.asDict() for r in spark.sql(sql).collect()]
 

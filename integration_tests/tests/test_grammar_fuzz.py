@@ -4,12 +4,11 @@ Valid statements parse into the request they were generated from; broken ones gi
 names a position inside the statement; nothing ends in an internal error. Statements are parsed in
 batches, one dbt call per batch. A last test plans generated statements against a real table."""
 
-import json
 import re
 
 import pytest
 
-from conftest import analyze
+from conftest import analyze, parse_statements
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -99,20 +98,13 @@ def broken_statements(draw) -> str:
     return "".join(tokens)
 
 
-def parse(dbt, texts: list[str]) -> list[dict]:
-    result = dbt("run-operation", "parse_statements", "--args", json.dumps({"statements": texts}))
-    assert result.success, result.error  # an internal error would fail the whole call
-    line = next(m for m in result.messages if m.startswith("PARSED:"))
-    return json.loads(line[len("PARSED:"):])
-
-
 FUZZ = settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @FUZZ
 @given(st.lists(statements(), min_size=25, max_size=25))
 def test_valid_statements_parse_into_their_request(dbt, generated):
-    results = parse(dbt, [text for text, _ in generated])
+    results = parse_statements(dbt, [text for text, _ in generated])
     for (text, expected), parsed in zip(generated, results):
         assert parsed == expected, text
 
@@ -120,7 +112,7 @@ def test_valid_statements_parse_into_their_request(dbt, generated):
 @FUZZ
 @given(st.lists(broken_statements(), min_size=25, max_size=25))
 def test_broken_statements_give_an_error_with_a_position(dbt, texts):
-    results = parse(dbt, texts)
+    results = parse_statements(dbt, texts)
     for text, parsed in zip(texts, results):
         if "error" not in parsed:
             continue  # the change left a valid statement (say, a dropped ';')

@@ -1,10 +1,9 @@
 """The request: both grammar forms, the rewrite they produce, and every bad input refused clearly."""
 
-import json
 import re
 
 import pytest
-from conftest import analyze, column_stats, rows, table_stats
+from conftest import analyze, column_stats, parse_statements, rows, table_stats
 
 SALES = "analytics.sales"
 
@@ -23,12 +22,6 @@ def sales(spark, dbt):
     result = analyze(dbt, relation=SALES, columns="all")
     assert result.success, result.error
     return result
-
-
-def parse_statements(dbt, texts: list[str]) -> list[dict]:
-    result = dbt("run-operation", "parse_statements", "--args", json.dumps({"statements": texts}))
-    assert result.success, result.error
-    return json.loads(next(m for m in result.messages if m.startswith("PARSED:"))[len("PARSED:"):])
 
 
 def dry_run_sql(dbt, **args) -> str:
