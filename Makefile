@@ -5,6 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The embedded Spark's metastore and warehouse live here, not in the current directory.
 export DBT_ANALYZE_HOME ?= $(CURDIR)/.spark
+# Quieter Spark console logging for the demo (integration_tests/profiles.yml reads it).
+export DBT_ANALYZE_LOG4J2 ?= $(CURDIR)/integration_tests/log4j2.properties
 DBT := cd integration_tests && ../$(BIN)/dbt
 SCALE ?= 1
 
