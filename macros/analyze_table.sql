@@ -66,6 +66,9 @@
   {%- for summary in summaries -%}
     {%- if summary.get('sql') -%}
       {%- do lines.append('  ' ~ summary.table ~ ': would scan ' ~ summary.scanned | length ~ ' partition(s), skip ' ~ summary.skipped | length) -%}
+    {%- elif request.noscan -%}
+      {%- do lines.append('  ' ~ summary.table ~ ': ' ~ summary.status ~ ', noscan: size and file count of ' ~ summary.skipped | length
+                          ~ ' partition(s) from the file listing') -%}
     {%- else -%}
       {%- do lines.append('  ' ~ summary.table ~ ': ' ~ summary.status ~ ', ' ~ summary.scanned | length ~ ' partition(s) scanned, '
                           ~ summary.skipped | length ~ ' skipped' ~ (', ' ~ summary.rows_scanned ~ ' rows' if summary.get('rows_scanned') is not none else '')) -%}

@@ -135,6 +135,7 @@ def test_analyze_tables_in_a_schema_analyzes_each_table_and_skips_views(spark, d
     spark.sql("insert into shelf.pens select 5, false")
     noscan = analyze(dbt, statement="analyze tables in shelf compute statistics noscan")
     assert noscan.success, noscan.error
+    assert "  shelf.pens: succeeded, noscan: size and file count of 1 partition(s) from the file listing" in noscan.log
     pens = table_stats(spark, "shelf.pens")[""]
     assert pens["file_count"] == len(rows(spark, "select distinct input_file_name() from shelf.pens"))
 
