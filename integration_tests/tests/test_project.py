@@ -1,7 +1,9 @@
 """The package in a dbt project: post-hooks, ref()-able statistics, Python models on plain Spark."""
 
+import re
+
 import pytest
-from conftest import column_stats, rows, table_stats
+from conftest import PROJECT, column_stats, rows, table_stats
 
 
 @pytest.fixture(scope="module")
@@ -53,15 +55,19 @@ def test_failing_python_model_reports_its_traceback(spark, dbt, tmp_path):
     try:
         result = dbt("run", "--select", "broken_model")
         assert not result.success
-        assert "this model is broken on purpose" in result.error
-        assert "line 3" in result.error  # the model's own traceback
+        # dbt's failure summary carries the model's own traceback, with its code, as on Databricks
+        summary = next(m for m in result.messages if "Python model failed with traceback as:" in m)
+        assert "raise ValueError('this model is broken on purpose')" in summary
+        assert "ValueError: this model is broken on purpose" in summary and "pyspark" not in summary
+        # its line numbers are those of the file dbt ran
+        line = int(re.search(r"line (\d+), in model\n", summary).group(1))
+        ran = (PROJECT / "target" / "run" / "dbt_analyze_integration_tests" / "models" / "plain" / "broken_model.py").read_text()
+        assert "raise ValueError" in ran.splitlines()[line - 1]
     finally:
         model.unlink()
 
 
 def built_model_path(name):
-    from conftest import PROJECT
-
     return PROJECT / "models" / "plain" / name
 
 
