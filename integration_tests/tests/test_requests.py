@@ -181,6 +181,19 @@ def test_bad_input_is_refused_and_nothing_changes(spark, dbt, sales, args, messa
     assert len(failed) == failed_before + 1 and message in failed[0]["error"]
 
 
+def test_an_ephemeral_model_is_refused_by_name(spark, dbt, sales):
+    from conftest import PROJECT
+
+    model = PROJECT / "models" / "plain" / "inlined_sales.sql"
+    model.write_text("{{ config(materialized='ephemeral') }}\nselect * from analytics.sales\n")
+    try:
+        result = analyze(dbt, relation="inlined_sales")
+        assert not result.success
+        assert "model 'inlined_sales' is ephemeral: it is inlined into the models that use it and has no table to analyze" in result.error
+    finally:
+        model.unlink()
+
+
 def test_hostile_partition_value_is_only_data(spark, dbt):
     hostile = "x' OR '1'='1; -- drop\nline/a=b%"
     spark.sql("drop table if exists analytics.hostile")

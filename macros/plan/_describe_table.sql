@@ -5,12 +5,13 @@
 -#}
 {% macro _resolve_table_name(request) %}
   {#- A namespace: a plain set inside a for loop would not outlive the loop. -#}
-  {%- set name = namespace(schema=request.get('schema'), identifier=request.get('identifier')) -%}
+  {%- set name = namespace(schema=request.get('schema'), identifier=request.get('identifier'), ephemeral=false) -%}
   {%- if request.get('relation') and execute -%}
     {#- A single name: a model, seed or snapshot of the project first, else a table in target.schema. -#}
     {%- for node in graph.nodes.values() if node.resource_type in ('model', 'seed', 'snapshot') and node.name == request['relation'] -%}
       {%- set name.schema = node.schema -%}
       {%- set name.identifier = node.alias or node.name -%}
+      {%- set name.ephemeral = node.config.materialized == 'ephemeral' -%}
     {%- endfor -%}
   {%- elif name.schema and execute -%}
     {#- schema.name may name a source as source_name.table_name. -#}
@@ -19,7 +20,7 @@
       {%- set name.identifier = source.identifier -%}
     {%- endfor -%}
   {%- endif -%}
-  {{ return({'schema': name.schema or target.schema, 'identifier': name.identifier}) }}
+  {{ return({'schema': name.schema or target.schema, 'identifier': name.identifier, 'ephemeral': name.ephemeral}) }}
 {% endmacro %}
 
 {#- The schema as the catalog spells it, or none when there is no such schema. -#}
@@ -31,6 +32,9 @@
 
 {% macro _describe_table(request, run=none) %}
   {%- set name = dbt_analyze._resolve_table_name(request) -%}
+  {%- if name.ephemeral -%}
+    {{ dbt_analyze._fail(run, "model '" ~ request.relation ~ "' is ephemeral: it is inlined into the models that use it and has no table to analyze") }}
+  {%- endif -%}
   {#- Names as the catalog spells them (Spark's is case-insensitive and keeps them in lower case),
       so that statistics of analytics.Orders and of analytics.orders are one table's. -#}
   {%- set found = namespace(schema=dbt_analyze._find_schema(name.schema), identifier=none) -%}
