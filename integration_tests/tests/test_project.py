@@ -131,3 +131,21 @@ def test_hybrid_histograms_list_common_values_apart(spark, dbt, built):
         f"count_if(x > 4 and x <= {int(b['upper_bound'])}) as b{b['bin']}" for b in bins) + " from analytics.hybrid_input")[0]
     errors = [abs(exact[f"b{b['bin']}"] / 30000 - b["bin"] / len(bins)) for b in bins]
     assert max(errors) <= 0.01, max(errors)
+
+
+def test_first_use_with_dbt_threads_creates_the_statistics_tables_once(spark, dbt, built):
+    """dbt's threads share one process: on a fresh statistics schema the package's view models'
+    pre-hooks and the models' post-hooks all find the storage missing at once; exactly one
+    creates it and the rest use it (no 'already exists' or 'cannot be found' failures)."""
+    schema = "analytics_threads_stats"
+    spark.sql(f"drop schema if exists {schema} cascade")
+    try:
+        result = dbt("run", "--threads", "4", "--select", "package:dbt_analyze", "customers", "orders", "order_sizes",
+                     "--vars", f"{{dbt_analyze_schema: {schema}}}")
+        assert result.success, result.error
+        views = {r["viewName"] for r in rows(spark, f"show views in {schema}")}
+        assert {"analyze_runs", "table_statistics", "column_statistics", "column_histograms", "table_staleness", "statistics_overview"} <= views
+        analyzed = {r["table_name"] for r in rows(spark, f"select table_name from {schema}.table_statistics where partition_spec = ''")}
+        assert analyzed == {"customers", "orders", "order_sizes"}
+    finally:
+        spark.sql(f"drop schema if exists {schema} cascade")

@@ -64,9 +64,22 @@
 {% endmacro %}
 
 {#- Create what is missing: the schema, the storage tables and the current-value views. Refuses
-    while compact_statistics rewrites the tables (unless called by it: compacting). -#}
+    while compact_statistics rewrites the tables (unless called by it: compacting). dbt's threads
+    share one process, and on a fresh schema the package's view models (pre-hooks) and other
+    models (post-hooks) all arrive here at once: one at a time (a lock of the library), so the
+    first creates the storage and the others find it. -#}
 {% macro _ensure_storage(compacting=false) %}
   {%- if not execute -%}{{ return('') }}{%- endif -%}
+  {%- if adapter.dbt_analyze_one_at_a_time is defined -%}
+    {{ return(adapter.dbt_analyze_one_at_a_time('storage', dbt_analyze._create_missing_storage, compacting)) }}
+  {%- endif -%}
+  {{ return(dbt_analyze._create_missing_storage(compacting)) }}
+{% endmacro %}
+
+{#- The views are defined with the tables (first use) and again by an upgrade, never otherwise:
+    they are models of the package too, and a dbt thread replacing one (drop, then create) must
+    not meet another thread that takes it for missing. `dbt run -s dbt_analyze` redefines them. -#}
+{% macro _create_missing_storage(compacting) %}
   {%- set schema = dbt_analyze._stats_schema() -%}
   {%- do run_query('create schema if not exists ' ~ dbt_analyze._quote_identifier(schema)) -%}
   {%- set existing = run_query('show tables in ' ~ dbt_analyze._quote_identifier(schema)).columns[1].values() | map('lower') | list -%}
@@ -83,7 +96,9 @@
     {{ exceptions.raise_compiler_error('dbt_analyze: the statistics tables in ' ~ schema ~ ' are being compacted (' ~ since ~ '); run again when it ends. '
                                        ~ 'If that compaction was interrupted, run compact_statistics again: it finishes the work and lifts this block') }}
   {%- endif -%}
+  {%- set created = [] -%}
   {%- for name in dbt_analyze._history_tables() + dbt_analyze._plain_tables() if name not in existing -%}
+    {%- do created.append(name) -%}
     {%- set columns = [] -%}
     {%- for column, type in dbt_analyze._storage_columns(name) -%}
       {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
@@ -95,7 +110,8 @@
       gains the columns added since (older rows read NULL there), appended or by a rebuild when
       they belong in between, and every view is redefined. -#}
   {%- set version = dbt_analyze._storage_version() -%}
-  {%- if 'analyze_run_events' in existing and properties.get('dbt_analyze.storage_version') != version -%}
+  {%- set upgrade = 'analyze_run_events' in existing and properties.get('dbt_analyze.storage_version') != version -%}
+  {%- if upgrade -%}
     {%- for name in dbt_analyze._history_tables() + dbt_analyze._plain_tables() if name in existing -%}
       {%- set present = run_query('describe table ' ~ dbt_analyze._storage_relation(name)).columns[0].values() | list -%}
       {%- set expected = dbt_analyze._storage_columns(name) -%}
@@ -117,21 +133,16 @@
       {%- do run_query('alter table ' ~ dbt_analyze._storage_relation(name) ~ ' set serdeproperties ' ~ dbt_analyze._storage_options()) -%}
     {%- endfor -%}
     {{ log('dbt_analyze: statistics tables in ' ~ schema ~ ' upgraded to storage version ' ~ version, info=True) }}
-    {%- set existing = existing | reject('in', ['analyze_runs', 'table_staleness', 'column_statistics_estimated'] + dbt_analyze._history_tables() | map('replace', '_history', '') | list) | list -%}
   {%- endif -%}
-  {%- if 'analyze_runs' not in existing -%}
+  {%- if created or upgrade -%}
     {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('analyze_runs') ~ ' as ' ~ dbt_analyze._analyze_runs_sql()) -%}
-  {%- endif -%}
-  {%- if 'table_staleness' not in existing -%}
     {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('table_staleness') ~ ' as ' ~ dbt_analyze._table_staleness_sql()) -%}
-  {%- endif -%}
-  {%- if 'column_statistics_estimated' not in existing -%}
     {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('column_statistics_estimated') ~ ' as ' ~ dbt_analyze._latest_estimates_sql()) -%}
+    {%- for history in dbt_analyze._history_tables() -%}
+      {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation(history[:-8]) ~ ' as ' ~ dbt_analyze._current_rows_sql(history)) -%}
+    {%- endfor -%}
+    {%- do run_query('alter table ' ~ events ~ " set tblproperties ('dbt_analyze.storage_version' = '" ~ version ~ "')") -%}
   {%- endif -%}
-  {%- for history in dbt_analyze._history_tables() if history[:-8] not in existing -%}
-    {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation(history[:-8]) ~ ' as ' ~ dbt_analyze._current_rows_sql(history)) -%}
-  {%- endfor -%}
-  {%- do run_query('alter table ' ~ events ~ " set tblproperties ('dbt_analyze.storage_version' = '" ~ version ~ "')") if 'analyze_runs' not in existing -%}
   {{ return('') }}
 {% endmacro %}
 

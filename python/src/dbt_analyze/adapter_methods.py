@@ -12,6 +12,8 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   :mod:`dbt_analyze.estimate`.
 - ``dbt_analyze_run_concurrently(statements)``: independent statements at once on the session's
   Spark (session connections); returns False elsewhere, and the macros run them one by one.
+- ``dbt_analyze_one_at_a_time(key, macro, *args)``: ``macro(*args)`` while no other dbt thread of
+  this process runs a macro under the same key (first use of the statistics tables).
 
 >>> register()
 True
@@ -23,6 +25,7 @@ True
 from __future__ import annotations
 
 import json
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -106,8 +109,26 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str]) -> bool:
     return True
 
 
+_LOCKS: dict[str, threading.RLock] = {}
+_LOCKS_LOCK = threading.Lock()
+
+
+def dbt_analyze_one_at_a_time(adapter: Any, key: str, macro: Any, *args: Any) -> Any:
+    """Calls ``macro(*args)`` (a dbt macro, or any callable) holding the process-wide lock named
+    ``key``, and returns its result. dbt runs models on threads of one process, so this is how
+    the package's macros keep two threads from creating the same tables at once.
+
+    >>> dbt_analyze_one_at_a_time(None, "example", lambda a, b: a + b, 1, 2)
+    3
+    """
+    with _LOCKS_LOCK:
+        lock = _LOCKS.setdefault(key, threading.RLock())
+    with lock:
+        return macro(*args)
+
+
 METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text, dbt_analyze_estimate_statistics,
-           dbt_analyze_run_concurrently)
+           dbt_analyze_run_concurrently, dbt_analyze_one_at_a_time)
 
 
 def register() -> bool:
