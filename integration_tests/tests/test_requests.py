@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from conftest import analyze, column_stats, parse_statements, rows, table_stats
+from conftest import PROJECT, analyze, column_stats, parse_statements, rows, table_stats
 
 SALES = "analytics.sales"
 
@@ -182,8 +182,6 @@ def test_bad_input_is_refused_and_nothing_changes(spark, dbt, sales, args, messa
 
 
 def test_an_ephemeral_model_is_refused_by_name(spark, dbt, sales):
-    from conftest import PROJECT
-
     model = PROJECT / "models" / "plain" / "inlined_sales.sql"
     model.write_text("{{ config(materialized='ephemeral') }}\nselect * from analytics.sales\n")
     try:
