@@ -50,6 +50,7 @@ MIXED = {
     "t_time": "timestamp_seconds(1600000000 + id)",
     "b_flag": "id % 3 = 0",
 }
+KLL_K = 4000  # the package's default dbt_analyze_kll_k (macros/_config.sql)
 NUMERIC_CASTS = {"n_int": "int", "n_double": "double", "d_date": "date", "l_extendedprice": "decimal(15,2)",
                  "l_shipdate": "date", "o_totalprice": "decimal(15,2)", "o_orderdate": "date"}
 
@@ -118,7 +119,7 @@ def profile(spark, table: str, repeat: int) -> dict:
         "Spark's HLL++ (approx_count_distinct)": ", ".join(f"approx_count_distinct({c})" for c in columns.values()),
         # fed as our scan feeds it: numbers as bigint, dates and timestamps as numbers, the rest hashed
         "DataSketches HLL (hll_sketch_agg, lgK 14)": ", ".join(f"hll_sketch_agg({hll_inputs[n]}, 14)" for n in columns),
-        "KLL (kll_sketch_agg_double, k 400)": ", ".join(f"kll_sketch_agg_double(cast({c} as double), 400)" for c in numeric),
+        f"KLL (kll_sketch_agg_double, k {KLL_K})": ", ".join(f"kll_sketch_agg_double(cast({c} as double), {KLL_K})" for c in numeric),
         "top-k (approx_top_k_accumulate, 256)": ", ".join(f"approx_top_k_accumulate(cast({c} as string), 256)" for c in columns.values()),
     }
     return {name: median_of(repeat, lambda sql=sql: spark.sql(f"select {sql} from {table}").collect()) for name, sql in kinds.items()}
@@ -369,11 +370,9 @@ def markdown(report: dict, options) -> str:
     for name, s in accuracy_["bins"].items():
         cell = lambda x: f"{x['p50']:.3f} / {x['p95']:.3f} / {x['max']:.2f}" if x else "—"  # noqa: E731
         lines.append(f"| {name.split('.', 1)[-1]} | {cell(s['ours'])} | {cell(s['spark'])} |")
-    lines += ["", "Our bounds are cut from the merged KLL sketches (k = 400, `dbt_analyze_kll_k`: rank error about 0.3% typical, "
-              "under 1% with 99% confidence), so a bin of 1/254 = 0.39% of the rows holds about a fifth more or less than that; "
-              "Spark's come from `percentile_approx` at accuracy 10,000 (0.01%) over a full scan each time, where ours merge "
-              "from partition states without one. A larger k gives finer bins for larger states; range estimates barely "
-              "differ (q-errors below)."]
+    lines += ["", f"Our bounds are cut from the merged KLL sketches (k = {KLL_K}, `dbt_analyze_kll_k`: normalized rank error "
+              "under 0.1% with 99% confidence), Spark's from `percentile_approx` at accuracy 10,000 (0.01%) over a full scan "
+              "each time, where ours merge from partition states without one."]
     recalls = accuracy_["top_recall"]
     lines += ["", "Top values: recall of the exact top 20 among ours, over the heavy hitters (values above the 21st's count and "
               "above rows/256, the count our top-k sketch, tracking 256 items, is guaranteed to tell apart; columns without any, "

@@ -14,8 +14,7 @@ Estimates:
 - ours: the package's estimates (`dbt_analyze.estimate`) from our equi-height histogram and top
   values: for ranges, the top values below c by their counts and the other rows from the bins
   (those below c, plus the covered share of the bin holding c); for equality, v's count if it is
-  a top value, else the rows over the distinct values of the bins around v, within the sketch's
-  1% rank error;
+  a top value, else the rows over the distinct values of the bins within 1% of the rows around v;
 - ours, hybrid: the same from the hybrid histogram (common values apart, bins over the rest);
 - ours in Spark's CBO: the CBO's Filter estimate (EXPLAIN COST) with our statistics published to
   Spark's catalog (`publish: true`): the same estimator as Spark's, our histograms;

@@ -2,8 +2,9 @@
 
 Bins: each bin's upper bound sits within 1% (in rank) of the exact equi-height split; per-bin
 NDV estimates are compared with exact per-bin distinct counts (the error is printed and bounded:
-median 1.3, p90 1.6, worst bin 4x; KLL's bounds vary from run to run); top values equal the exact
-ones where frequencies are well separated."""
+median 1.1, p90 1.2, worst bin 1.5x, where runs at the default KLL k of 4,000 measure at most 1.03,
+1.07 and 1.14; KLL's bounds vary from run to run); top values equal the exact ones where
+frequencies are well separated."""
 
 import bisect
 import statistics
@@ -75,7 +76,7 @@ def test_per_bin_distinct_counts_against_exact(spark, shapes, column):
     errors.sort()
     median, p90 = statistics.median(errors), errors[int(0.9 * len(errors))]
     print(f"per-bin NDV q-error of {column}: median {median:.2f}, p90 {p90:.2f}, max {errors[-1]:.2f}")
-    assert median <= 1.3 and p90 <= 1.6 and errors[-1] <= 4.0
+    assert median <= 1.1 and p90 <= 1.2 and errors[-1] <= 1.5
 
 
 @pytest.mark.parametrize("column", ["zipf", "duplicated"])

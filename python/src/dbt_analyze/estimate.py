@@ -501,22 +501,25 @@ def _widens(source: Optional[str], target: str) -> bool:
     return False
 
 
-# The rank error of the histograms' KLL sketches at the default k (dbt_analyze_kll_k: 400).
-SKETCH_RANK_ERROR = 0.01
+# How far around a value an equality estimate looks, as a share of the rows (3 bins each side of
+# 254). A bin's distinct count is itself an estimate (from the column's NDV and a quantile grid),
+# and its bounds are KLL quantiles (k 4000: within 0.1% of the rows); the mean over the bins
+# around the value evens out both. Measured on 1M rows (make estimation): p95 q-error of x = v
+# 1.20 (uniform) and 1.25 (skewed) with this window, 1.22 and 1.29 with the value's bin alone.
+EQUALITY_WINDOW = 0.01
 
 
 def bins_around(bins: list, first: int, last: int) -> list:
-    """The bins ``first`` to ``last`` and those within the sketch's rank error on either side."""
-    reach = round(SKETCH_RANK_ERROR * len(bins))
+    """The bins ``first`` to ``last`` and those within ``EQUALITY_WINDOW`` of the rows on either side."""
+    reach = round(EQUALITY_WINDOW * len(bins))
     return bins[max(first - reach, 0):last + reach + 1]
 
 
 def histogram_equality_share(histogram: list[dict], number: float) -> Optional[float]:
     """The share of a histogram's rows equal to ``number``: the rows over the distinct values of
-    the bins that hold it and of the bins within the sketch's rank error (1% of the rows) on
-    either side. A bin's bounds are quantiles of a KLL sketch, each off by up to 1% of the rows,
-    so one bin of 1/254 of the rows may hold half or twice its rows; the bins around it share
-    that error out. None when no bin holds the value.
+    the bins that hold it and of the bins within ``EQUALITY_WINDOW`` (1% of the rows) on either
+    side, whose mean evens out the errors of single bins' distinct counts and bounds. None when
+    no bin holds the value.
 
     >>> bins = [{"lower": 10 * i, "upper": 10 * i + 10, "row_count": 100, "distinct_count": 10} for i in range(200)]
     >>> bins[50]["distinct_count"] = 20  # bounds that came out too wide: 100 rows over 20 values

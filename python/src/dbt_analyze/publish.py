@@ -37,10 +37,9 @@ def column_stat_map(column: Dict[str, Any], histogram: Optional[str]) -> Dict[st
 
 def cbo_bin_distinct_counts(distinct_counts: List[float]) -> List[int]:
     """The bins' distinct counts as Spark's CBO is to read them: each the mean over the bins within
-    the sketch's rank error around it. The CBO takes every bin to hold the same rows and estimates
-    `x = v` as those rows over v's bin's distinct count, but a bin cut from KLL quantiles may hold
-    half or twice its share; the package's own estimate shares that out over the same bins
-    (:func:`dbt_analyze.estimate.histogram_equality_share`).
+    the equality window around it. The CBO estimates `x = v` as v's bin's rows over its distinct
+    count; a single bin's estimated distinct count is noisier than the mean around it, which is
+    what the package's own estimate uses (:func:`dbt_analyze.estimate.histogram_equality_share`).
 
     >>> cbo_bin_distinct_counts([10] * 100 + [40] + [10] * 100)[97:104]
     [10, 16, 16, 16, 16, 16, 10]
