@@ -40,3 +40,38 @@
 {% macro generate_schema_name(custom_schema_name, node) %}
   {{ return(dbt_analyze._stats_schema()) }}
 {% endmacro %}
+
+{#- The integer settings and the values they take: the sketches' own limits (Spark refuses others
+    in the middle of a scan), or what makes sense. -#}
+{% macro _setting_ranges() %}
+  {{ return({
+    'dbt_analyze_hll_lg_k': [4, 21, "HLL's lgK"],
+    'dbt_analyze_kll_k': [8, 65535, "KLL's k"],
+    'dbt_analyze_top_k': [1, none, 'top values kept per column'],
+    'dbt_analyze_top_k_tracked': [1, none, 'items a top-k sketch tracks'],
+    'dbt_analyze_histogram_bins': [1, none, 'bins per histogram'],
+    'dbt_analyze_sample_seed': [none, none, 'the sampling seed'],
+  }) }}
+{% endmacro %}
+
+{#- Fails the run, naming the var, when a setting is out of its range (before anything is read). -#}
+{% macro _check_settings(run=none) %}
+  {%- for name, limits in dbt_analyze._setting_ranges().items() -%}
+    {%- set low, high, meaning = limits -%}
+    {%- set text = dbt_analyze._var(name) | string | trim -%}
+    {%- set whole = text.lstrip('-').isdigit() and text.count('-') <= (1 if text.startswith('-') else 0) -%}
+    {%- if not whole or (low is not none and text | int < low) or (high is not none and text | int > high) -%}
+      {%- set bounds = (' from ' ~ low ~ ' to ' ~ high) if high is not none else (' of at least ' ~ low) if low is not none else '' -%}
+      {{ dbt_analyze._fail(run, 'var ' ~ name ~ ' (' ~ meaning ~ ') must be an integer' ~ bounds ~ ", got '" ~ text ~ "'") }}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if dbt_analyze._var('dbt_analyze_top_k') | int > dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
+    {{ dbt_analyze._fail(run, 'var dbt_analyze_top_k (' ~ dbt_analyze._var('dbt_analyze_top_k') ~ ') must not exceed dbt_analyze_top_k_tracked ('
+                              ~ dbt_analyze._var('dbt_analyze_top_k_tracked') ~ '): a sketch reports only the items it tracks') }}
+  {%- endif -%}
+  {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
+  {%- if quantiles is string or quantiles is not iterable or quantiles | reject('number') | list
+         or quantiles | select('lt', 0) | list or quantiles | select('gt', 1) | list -%}
+    {{ dbt_analyze._fail(run, 'var dbt_analyze_quantiles must be a list of numbers from 0 to 1, got ' ~ quantiles) }}
+  {%- endif -%}
+{% endmacro %}

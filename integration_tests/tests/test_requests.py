@@ -1,5 +1,6 @@
 """The request: both grammar forms, the rewrite they produce, and every bad input refused clearly."""
 
+import json
 import re
 
 import pytest
@@ -166,13 +167,27 @@ BAD_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize("args,message", BAD_INPUTS, ids=[m for _, m in BAD_INPUTS])
-def test_bad_input_is_refused_and_nothing_changes(spark, dbt, sales, args, message):
+# Settings (vars) out of range fail before anything is read; Spark would refuse them mid-scan, and
+# the seed goes into SQL as a number.
+BAD_SETTINGS = [
+    ({"dbt_analyze_kll_k": 70000}, "var dbt_analyze_kll_k (KLL's k) must be an integer from 8 to 65535, got '70000'"),
+    ({"dbt_analyze_hll_lg_k": 3}, "var dbt_analyze_hll_lg_k (HLL's lgK) must be an integer from 4 to 21, got '3'"),
+    ({"dbt_analyze_histogram_bins": 0}, "var dbt_analyze_histogram_bins (bins per histogram) must be an integer of at least 1, got '0'"),
+    ({"dbt_analyze_sample_seed": "1) or (1"}, "var dbt_analyze_sample_seed (the sampling seed) must be an integer, got '1) or (1'"),
+    ({"dbt_analyze_top_k": 300}, "var dbt_analyze_top_k (300) must not exceed dbt_analyze_top_k_tracked (256)"),
+    ({"dbt_analyze_quantiles": [0.5, 2]}, "var dbt_analyze_quantiles must be a list of numbers from 0 to 1, got [0.5, 2]"),
+]
+BAD_REQUESTS = [(args, {}, message) for args, message in BAD_INPUTS] + [
+    ({"relation": SALES, "columns": "all"}, settings, message) for settings, message in BAD_SETTINGS]
+
+
+@pytest.mark.parametrize("args,settings,message", BAD_REQUESTS, ids=[m for _, _, m in BAD_REQUESTS])
+def test_bad_input_is_refused_and_nothing_changes(spark, dbt, sales, args, settings, message):
     # repr: NaN statistics (a mean over NaN values) must compare equal to themselves
     before_tables = repr(rows(spark, "select * from analytics_stats.table_statistics order by table_name, partition_spec"))
     before_columns = repr(rows(spark, "select * from analytics_stats.column_statistics order by table_name, partition_spec, column_name"))
     failed_before = rows(spark, "select count(*) as n from analytics_stats.analyze_runs where status = 'failed'")[0]["n"]
-    result = analyze(dbt, **args)
+    result = dbt("run-operation", "analyze_table", "--args", json.dumps(args), "--vars", json.dumps(settings))
     assert not result.success
     assert message in result.error
     assert repr(rows(spark, "select * from analytics_stats.table_statistics order by table_name, partition_spec")) == before_tables

@@ -8,6 +8,7 @@
   schema's tables has `tables_in` (the schema; none: the target's).
 -#}
 {% macro _build_request(args, run=none) %}
+  {%- do dbt_analyze._check_settings(run) -%}
   {%- set known = ['statement', 'relation', 'schema', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches', 'sample', 'publish'] -%}
   {%- for key in args if key not in known -%}
     {{ dbt_analyze._fail(run, "unknown option '" ~ key ~ "' (known: " ~ known | join(', ') ~ ")") }}
