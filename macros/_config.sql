@@ -59,7 +59,7 @@
   {%- for name, limits in dbt_analyze._setting_ranges().items() -%}
     {%- set low, high, meaning = limits -%}
     {%- set text = dbt_analyze._var(name) | string | trim -%}
-    {%- set whole = text.lstrip('-').isdigit() and text.count('-') <= (1 if text.startswith('-') else 0) -%}
+    {%- set whole = (text[1:] if text.startswith('-') else text).isdigit() -%}
     {%- if not whole or (low is not none and text | int < low) or (high is not none and text | int > high) -%}
       {%- set bounds = (' from ' ~ low ~ ' to ' ~ high) if high is not none else (' of at least ' ~ low) if low is not none else '' -%}
       {{ dbt_analyze._fail(run, 'var ' ~ name ~ ' (' ~ meaning ~ ') must be an integer' ~ bounds ~ ", got '" ~ text ~ "'") }}
