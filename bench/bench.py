@@ -25,6 +25,7 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
 import sys
 import time
@@ -50,7 +51,8 @@ MIXED = {
     "t_time": "timestamp_seconds(1600000000 + id)",
     "b_flag": "id % 3 = 0",
 }
-KLL_K = 4000  # the package's default dbt_analyze_kll_k (macros/_config.sql)
+# the package's default k, read from where it is set
+KLL_K = int(re.search(r"'dbt_analyze_kll_k': (\d+)", (ROOT / "macros" / "_config.sql").read_text()).group(1))
 NUMERIC_CASTS = {"n_int": "int", "n_double": "double", "d_date": "date", "l_extendedprice": "decimal(15,2)",
                  "l_shipdate": "date", "o_totalprice": "decimal(15,2)", "o_orderdate": "date"}
 
