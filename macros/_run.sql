@@ -115,7 +115,9 @@
         view, and the merge stores them from there while it writes the statistics (it does not
         read them back from history). -#}
     {%- set spread = dbt_analyze._states_spread(to_scan | length, scan_columns | length) -%}
-    {%- set scan_sqls = ['cache table ' ~ merge.states_view ~ ' as select /*+ REPARTITION(' ~ spread ~ ', partition_spec, column_name) */ * from (' ~ states_sql ~ ')'] -%}
+    {#- One Spark partition is reached without a shuffle (the scan's aggregate ends in a shuffle). -#}
+    {%- set hint = 'COALESCE(1)' if spread == 1 else 'REPARTITION(' ~ spread ~ ', partition_spec, column_name)' -%}
+    {%- set scan_sqls = ['cache table ' ~ merge.states_view ~ ' as select /*+ ' ~ hint ~ ' */ * from (' ~ states_sql ~ ')'] -%}
     {%- do merge.update({'cache_sql': none, 'merge_sqls': [store_sql ~ ' select * from ' ~ merge.states_view] + merge.merge_sqls}) -%}
   {%- else -%}
     {%- set scan_sqls = [store_sql ~ '\n' ~ states_sql] if to_scan else [] -%}

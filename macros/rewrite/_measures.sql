@@ -132,18 +132,51 @@
   {{ return('var_pop(cast(' ~ c ~ ' as double)) * count(' ~ c ~ ')' if category in dbt_analyze._numeric_categories() else none) }}
 {% endmacro %}
 
-{#- hll_sketch_agg takes INT, BIGINT, STRING and BINARY, and ignores empty strings and binaries.
-    Integral and temporal values go in as numbers (injective); every other type as its xxhash64
-    (64-bit collisions are negligible next to the sketch's error). -#}
-{% macro _measure_ndv_sketch(c, category) %}
-  {%- set lg_k = dbt_analyze._var('dbt_analyze_hll_lg_k') | int -%}
-  {%- set inputs = {'boolean': 'cast(' ~ c ~ ' as int)', 'integral': 'cast(' ~ c ~ ' as bigint)',
-                    'date': 'unix_date(' ~ c ~ ')', 'timestamp': 'unix_micros(' ~ c ~ ')',
-                    } -%}
-  {%- if category in ('fractional', 'decimal', 'timestamp_ntz', 'string', 'binary') -%}
-    {%- do inputs.update({category: 'if(' ~ c ~ ' is null, null, xxhash64(' ~ c ~ '))'}) -%}
+{#- The sketch measures are typed imperative aggregates: Spark evaluates their argument row by row
+    outside its generated code. So each is split into its per-row input (_sketch_input, computed in
+    the scan's projection, which is generated code) and the aggregate over that input column
+    (_sketch_aggregate); _measure_<sketch> composes the two for callers that want one expression. -#}
+{% macro _sketch_fields() %}
+  {{ return(['ndv_sketch', 'quantile_sketch', 'top_values_sketch']) }}
+{% endmacro %}
+
+{#- The per-row input of a sketch measure for a column of that category, or none where it does not apply.
+    hll_sketch_agg takes INT, BIGINT, STRING and BINARY, and ignores empty strings and binaries:
+    integral and temporal values go in as numbers (injective); every other type as its xxhash64
+    (64-bit collisions are negligible next to the sketch's error). KLL takes the numeric image of an
+    ordered value. Top values are kept as strings so that every column's state has the same type. -#}
+{% macro _sketch_input(field, c, category) %}
+  {%- if field == 'ndv_sketch' -%}
+    {%- set inputs = {'boolean': 'cast(' ~ c ~ ' as int)', 'integral': 'cast(' ~ c ~ ' as bigint)',
+                      'date': 'unix_date(' ~ c ~ ')', 'timestamp': 'unix_micros(' ~ c ~ ')'} -%}
+    {%- if category in ('fractional', 'decimal', 'timestamp_ntz', 'string', 'binary') -%}
+      {%- do inputs.update({category: 'if(' ~ c ~ ' is null, null, xxhash64(' ~ c ~ '))'}) -%}
+    {%- endif -%}
+    {{ return(inputs.get(category)) }}
+  {%- elif field == 'quantile_sketch' -%}
+    {{ return(dbt_analyze._quantile_input_sql(c, category)) }}
+  {%- elif field == 'top_values_sketch' -%}
+    {{ return('cast(' ~ c ~ ' as string)' if category in dbt_analyze._ordered_categories() else none) }}
   {%- endif -%}
-  {{ return('hll_sketch_agg(' ~ inputs[category] ~ ', ' ~ lg_k ~ ')' if category in inputs else none) }}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- The aggregate of a sketch measure over its input (an expression or a projected column). -#}
+{% macro _sketch_aggregate(field, input) %}
+  {%- if input is none -%}{{ return(none) }}{%- endif -%}
+  {%- if field == 'ndv_sketch' -%}
+    {{ return('hll_sketch_agg(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_hll_lg_k') | int) ~ ')') }}
+  {%- elif field == 'quantile_sketch' -%}
+    {#- An empty KLL sketch is refused by every reader: keep none instead. -#}
+    {{ return('if(count(' ~ input ~ ') > 0, kll_sketch_agg_double(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_kll_k') | int) ~ '), null)') }}
+  {%- elif field == 'top_values_sketch' -%}
+    {{ return('approx_top_k_accumulate(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_top_k_tracked') | int) ~ ')') }}
+  {%- endif -%}
+  {{ return(none) }}
+{% endmacro %}
+
+{% macro _measure_ndv_sketch(c, category) %}
+  {{ return(dbt_analyze._sketch_aggregate('ndv_sketch', dbt_analyze._sketch_input('ndv_sketch', c, category))) }}
 {% endmacro %}
 
 {#- Numeric image of an ordered value for KLL (days for dates, microseconds for timestamps). -#}
@@ -157,16 +190,11 @@
 {% endmacro %}
 
 {% macro _measure_quantile_sketch(c, category) %}
-  {%- set input = dbt_analyze._quantile_input_sql(c, category) -%}
-  {%- set k = dbt_analyze._var('dbt_analyze_kll_k') | int -%}
-  {#- An empty KLL sketch is refused by every reader: keep none instead. -#}
-  {{ return('if(count(' ~ input ~ ') > 0, kll_sketch_agg_double(' ~ input ~ ', ' ~ k ~ '), null)' if input else none) }}
+  {{ return(dbt_analyze._sketch_aggregate('quantile_sketch', dbt_analyze._sketch_input('quantile_sketch', c, category))) }}
 {% endmacro %}
 
-{#- Items are kept as strings so that every column's state has the same type. -#}
 {% macro _measure_top_values_sketch(c, category) %}
-  {%- set tracked = dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
-  {{ return('approx_top_k_accumulate(cast(' ~ c ~ ' as string), ' ~ tracked ~ ')' if category in dbt_analyze._ordered_categories() else none) }}
+  {{ return(dbt_analyze._sketch_aggregate('top_values_sketch', dbt_analyze._sketch_input('top_values_sketch', c, category))) }}
 {% endmacro %}
 
 {#- The aggregate of one state field for one column (the registry lookup). -#}

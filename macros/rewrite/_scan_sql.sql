@@ -13,16 +13,25 @@
   {%- set spec_sql = dbt_analyze._partition_spec_sql(table.partition_columns) -%}
   {%- set fields = dbt_analyze._state_fields() -%}
 
-  {#- The aggregate: c<i>__<field> for every scanned column and state field that applies. -#}
+  {#- The aggregate: c<i>__<field> for every scanned column and state field that applies. A
+      sketch's per-row input is projected under the aggregate as __dbt_analyze_c<i>__<field>. -#}
   {%- set aggregates = [spec_sql ~ ' as __partition_spec', 'count(1) as __row_count'] -%}
+  {%- set sketch_inputs = [] -%}
   {%- set aliases = {} -%}
   {%- for column in plan.scan_columns -%}
     {%- set column_index = loop.index0 -%}
     {%- set category = dbt_analyze._type_category(column.data_type) -%}
-    {%- for field, type in fields if field != 'singletons' -%}
-      {%- set expr = dbt_analyze._measure(field, dbt_analyze._quote_identifier(column.name), category) -%}
-      {%- if expr and dbt_analyze._measure_at_level(field, category, plan.sketches) -%}
-        {%- set alias = 'c' ~ column_index ~ '__' ~ field -%}
+    {%- set quoted = dbt_analyze._quote_identifier(column.name) -%}
+    {%- for field, type in fields if field != 'singletons' and dbt_analyze._measure_at_level(field, category, plan.sketches) -%}
+      {%- set alias = 'c' ~ column_index ~ '__' ~ field -%}
+      {%- if field in dbt_analyze._sketch_fields() -%}
+        {%- set input = dbt_analyze._sketch_input(field, quoted, category) -%}
+        {%- if input -%}{%- do sketch_inputs.append(input ~ ' as __dbt_analyze_' ~ alias) -%}{%- endif -%}
+        {%- set expr = dbt_analyze._sketch_aggregate(field, '__dbt_analyze_' ~ alias if input else none) -%}
+      {%- else -%}
+        {%- set expr = dbt_analyze._measure(field, quoted, category) -%}
+      {%- endif -%}
+      {%- if expr -%}
         {%- do aggregates.append(expr ~ ' as ' ~ alias) -%}
         {%- do aliases.update({alias: 'a.' ~ alias}) -%}
       {%- endif -%}
@@ -72,8 +81,8 @@
   from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at, exact_rows)
   left join (
     select {{ aggregates | join(',\n           ') }}
-    from {{ table.quoted }}
-    {{ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) }}
+    from {% if sketch_inputs %}(select *, {{ sketch_inputs | join(', ') }} from {{ table.quoted }} {{ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) }}){% else %}{{ table.quoted }}
+    {{ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) }}{% endif %}
     {%- if partition_columns %}
     group by {{ partition_columns | join(', ') }}
     {%- endif %}
