@@ -66,6 +66,7 @@ def new_spark_session(home: Path, **conf: str):
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.codegen.cache.maxEntries", "1000")
         .config("spark.sql.warehouse.dir", f"{home}/spark-warehouse")
         .config("spark.hadoop.javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={home}/metastore_db;create=true")
         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={home} -Duser.timezone=UTC")

@@ -85,6 +85,8 @@ def test_analyze_over_thrift(thrift_port):
     assert columns["s"]["null_count"] == "1" and columns["s"]["max_value"] == "ccc"
     assert columns["d"]["max_value"] == "NaN" and columns["b"]["true_count"] == "1"
     assert output.index("table: rows 3") < output.index("unchanged since its last analysis")  # the second run skips
+    # the server keeps Spark's default of 100 compiled classes: said once per dbt process, not per run
+    assert output.count("dbt_analyze: hint: this Spark keeps 100 compiled query classes (spark.sql.codegen.cache.maxEntries)") == 1
 
 
 def test_publish_over_thrift_publishes_the_size_and_says_what_it_left_out(thrift_port):

@@ -14,6 +14,8 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   Spark (session connections); returns False elsewhere, and the macros run them one by one.
 - ``dbt_analyze_one_at_a_time(key, macro, *args)``: ``macro(*args)`` while no other dbt thread of
   this process runs a macro under the same key (first use of the statistics tables).
+- ``dbt_analyze_first_time(key)``: True only the first time this process asks with ``key`` (a
+  hint said once per dbt invocation, not once per model).
 
 >>> register()
 True
@@ -127,8 +129,23 @@ def dbt_analyze_one_at_a_time(adapter: Any, key: str, macro: Any, *args: Any) ->
         return macro(*args)
 
 
+_ASKED: set[str] = set()
+
+
+def dbt_analyze_first_time(adapter: Any, key: str) -> bool:
+    """True the first time this process asks with ``key``, False after (dbt's threads included).
+
+    >>> dbt_analyze_first_time(None, "example"), dbt_analyze_first_time(None, "example")
+    (True, False)
+    """
+    with _LOCKS_LOCK:
+        first = key not in _ASKED
+        _ASKED.add(key)
+    return first
+
+
 METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text, dbt_analyze_estimate_statistics,
-           dbt_analyze_run_concurrently, dbt_analyze_one_at_a_time)
+           dbt_analyze_run_concurrently, dbt_analyze_one_at_a_time, dbt_analyze_first_time)
 
 
 def register() -> bool:
