@@ -81,8 +81,7 @@
   from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at, exact_rows)
   left join (
     select {{ aggregates | join(',\n           ') }}
-    from {% if sketch_inputs %}(select *, {{ sketch_inputs | join(', ') }} from {{ table.quoted }} {{ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) }}){% else %}{{ table.quoted }}
-    {{ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) }}{% endif %}
+    from (select *{% for input in sketch_inputs %}, {{ input }}{% endfor %} from {{ table.quoted }} {{ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) }})
     {%- if partition_columns %}
     group by {{ partition_columns | join(', ') }}
     {%- endif %}
