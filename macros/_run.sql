@@ -50,22 +50,33 @@
     columns: {name: data_type}, sketches}} for the newest state of each partition and column, also
     of partitions and columns dropped or retyped since. -#}
 {% macro _read_current_states(plan, run) %}
-  {%- set states = {} -%}
+  {{ return(dbt_analyze._read_current_states_of([plan], run)[0]) }}
+{% endmacro %}
+
+{#- The same for many tables (analyze_stale), from one query, in the plans' order. -#}
+{% macro _read_current_states_of(plans, run) %}
+  {%- set found = [] -%}
+  {%- set position = {} -%}
+  {%- for plan in plans -%}
+    {%- do found.append({}) -%}
+    {%- do position.update({tojson([plan.table.schema, plan.table.identifier]): loop.index0}) -%}
+  {%- endfor -%}
   {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it). -#}
-  {%- if run.dry_run and 'partition_states' not in dbt_analyze._existing_tables(dbt_analyze._stats_schema()) -%}
-    {{ return(states) }}
+  {%- if not plans or (run.dry_run and 'partition_states' not in dbt_analyze._existing_tables(dbt_analyze._stats_schema())) -%}
+    {{ return(found) }}
   {%- endif -%}
-  {%- set rows = run_query('select partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches, cast(collected_at as string) from ('
-                           ~ dbt_analyze._current_states_sql(plan, run.run_id, as_stored=true) ~ ')') -%}
+  {%- set rows = run_query('select table_schema, table_name, partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches, cast(collected_at as string) from ('
+                           ~ dbt_analyze._current_states_sql(plans[0], run.run_id, as_stored=true, tables=plans | map(attribute='table') | list) ~ ')') -%}
   {%- for row in rows -%}
-    {%- if row[0] not in states -%}{%- do states.update({row[0]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none}}) -%}{%- endif -%}
-    {%- if row[1] == '' -%}
-      {%- do states[row[0]].update({'fingerprint': [row[3] | int, row[4] | int, row[5]], 'sketches': row[6], 'collected_at': row[7]}) -%}
+    {%- set states = found[position[tojson([row[0], row[1]])]] -%}
+    {%- if row[2] not in states -%}{%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none}}) -%}{%- endif -%}
+    {%- if row[3] == '' -%}
+      {%- do states[row[2]].update({'fingerprint': [row[5] | int, row[6] | int, row[7]], 'sketches': row[8], 'collected_at': row[9]}) -%}
     {%- else -%}
-      {%- do states[row[0]].columns.update({row[1]: row[2]}) -%}
+      {%- do states[row[2]].columns.update({row[3]: row[4]}) -%}
     {%- endif -%}
   {%- endfor -%}
-  {{ return(states) }}
+  {{ return(found) }}
 {% endmacro %}
 
 {% macro _run_analyze(args) %}

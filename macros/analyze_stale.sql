@@ -18,18 +18,31 @@
   {%- set existing = {} -%}
   {%- set report = [] -%}
   {%- set checks = [] -%}
+  {#- The tables still there are planned one by one (describe, partitions); their files and current
+      states are then read for all of them at once: two queries in all, not two per table. -#}
+  {%- set present = [] -%}
+  {%- for row in analyzed -%}
+    {%- if row[0] not in existing -%}
+      {%- do existing.update({row[0]: dbt_analyze._existing_tables(row[0])}) -%}
+    {%- endif -%}
+    {%- if row[1] | lower in existing[row[0]] -%}
+      {%- do present.append(api.Relation.create(schema=row[0], identifier=row[1])) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ log('dbt_analyze: analyze_stale: checking ' ~ analyzed | length ~ ' table(s) (' ~ (analyzed | length - present | length) ~ ' dropped)', info=True) }}
+  {%- set statuses = {} -%}
+  {%- for status in dbt_analyze._table_statuses(present) -%}
+    {%- do statuses.update({tojson([present[loop.index0].schema, present[loop.index0].identifier]): status}) -%}
+  {%- endfor -%}
   {%- for row in analyzed -%}
     {%- set table_schema, table_name = row[0], row[1] -%}
-    {%- if table_schema not in existing -%}
-      {%- do existing.update({table_schema: dbt_analyze._existing_tables(table_schema)}) -%}
-    {%- endif -%}
     {%- set relation = api.Relation.create(schema=table_schema, identifier=table_name) -%}
     {%- set progress = 'dbt_analyze: analyze_stale: table ' ~ loop.index ~ ' of ' ~ analyzed | length ~ ': ' ~ table_schema ~ '.' ~ table_name -%}
-    {%- if table_name | lower not in existing[table_schema] -%}
+    {%- set status = statuses.get(tojson([table_schema, table_name])) -%}
+    {%- if status is none -%}
       {{ log(progress ~ ': dropped', info=True) }}
       {%- set status = {'': ['dropped', none]} -%}
     {%- else -%}
-      {%- set status = dbt_analyze._table_status(relation) -%}
       {%- set changed = [] -%}
       {#- Partitions that are not fresh; an unpartitioned table has only its own entry (''). -#}
       {%- for spec, value in status.items() if value[0] != 'fresh' and (spec or status | length == 1) -%}
@@ -40,7 +53,7 @@
         {%- set summary = dbt_analyze._run_analyze({'relation': relation}) -%}
         {%- do report.append(table_schema ~ '.' ~ table_name ~ ': re-analyzed ' ~ (summary.scanned | join(', ') or 'the table')
                              ~ (', dropped ' ~ summary.dropped | join(', ') if summary.dropped else '')) -%}
-        {%- set status = dbt_analyze._table_status(relation) -%}
+        {%- set status = dbt_analyze._table_statuses([relation])[0] -%}
       {%- elif changed -%}
         {%- do report.append(table_schema ~ '.' ~ table_name ~ ': ' ~ changed | join(', ')) -%}
       {%- endif -%}
@@ -58,20 +71,32 @@
   {{ return(report) }}
 {% endmacro %}
 
-{#- {spec: [status, collected_at]} for the table ('') and each partition, from the file listing
-    against the current states; the table is fresh when every partition is. -#}
-{% macro _table_status(relation) %}
-  {%- set run = dbt_analyze._new_run({'relation': relation}) -%}
-  {%- set plan = dbt_analyze._plan_target(dbt_analyze._build_request({'relation': relation}, run), run) -%}
-  {%- set states = dbt_analyze._read_current_states(plan, run) -%}
-  {%- set status = {} -%}
-  {%- for spec, value in dbt_analyze._partition_status(plan, states, []).items() -%}
-    {%- do status.update({spec: [value, states.get(spec, {}).get('collected_at')]}) -%}
+{#- For each relation, {spec: [status, collected_at]} for the table ('') and each partition, from
+    the file listing against the current states; the table is fresh when every partition is. Each
+    relation is planned (describe, partitions); the files and states of all are read at once. -#}
+{% macro _table_statuses(relations) %}
+  {%- set plans = [] -%}
+  {%- for relation in relations -%}
+    {%- set run = dbt_analyze._new_run({'relation': relation}) -%}
+    {%- do plans.append(dbt_analyze._plan_target(dbt_analyze._build_request({'relation': relation}, run), run, list_files=false)) -%}
   {%- endfor -%}
-  {%- if plan.table.partition_columns -%}
-    {%- set all_fresh = status.values() | map(attribute=0) | reject('equalto', 'fresh') | list | length == 0 -%}
-    {%- set times = status.values() | map(attribute=1) | reject('none') | list -%}
-    {%- do status.update({'': ['fresh' if all_fresh else 'stale', times | min if times else none]}) -%}
-  {%- endif -%}
-  {{ return(status) }}
+  {%- for listing in dbt_analyze._list_files_of(plans | map(attribute='table') | list) -%}
+    {%- do plans[loop.index0].update({'listing': listing}) -%}
+  {%- endfor -%}
+  {%- set all_states = dbt_analyze._read_current_states_of(plans, dbt_analyze._new_run({})) -%}
+  {%- set statuses = [] -%}
+  {%- for plan in plans -%}
+    {%- set states = all_states[loop.index0] -%}
+    {%- set status = {} -%}
+    {%- for spec, value in dbt_analyze._partition_status(plan, states, []).items() -%}
+      {%- do status.update({spec: [value, states.get(spec, {}).get('collected_at')]}) -%}
+    {%- endfor -%}
+    {%- if plan.table.partition_columns -%}
+      {%- set all_fresh = status.values() | map(attribute=0) | reject('equalto', 'fresh') | list | length == 0 -%}
+      {%- set times = status.values() | map(attribute=1) | reject('none') | list -%}
+      {%- do status.update({'': ['fresh' if all_fresh else 'stale', times | min if times else none]}) -%}
+    {%- endif -%}
+    {%- do statuses.append(status) -%}
+  {%- endfor -%}
+  {{ return(statuses) }}
 {% endmacro %}

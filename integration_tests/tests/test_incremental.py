@@ -131,6 +131,10 @@ def test_analyze_stale_finds_and_refreshes_only_what_changed(spark, dbt):
     assert check.success, check.error
     assert "2 analyzed table(s); all fresh" in check.log
     assert set(staleness(spark).values()) == {"fresh"}
+    # the files and the current states of both tables are each read by one query, not one per table
+    statements = [m for m in check.messages if m.startswith("On macro_analyze_stale:")]
+    assert len([m for m in statements if "from binaryFile." in m]) == 1, statements
+    assert len([m for m in statements if "from `analytics_stats`.`partition_states` s" in m]) == 1, statements
 
     spark.sql("insert into stale_db.parts values (3, 1), (4, 3)")
     spark.sql("insert overwrite table stale_db.flat select 2 as v union all select 3")

@@ -6,8 +6,13 @@
   One statement writes the table's snapshot per kind: partition rows (each derived from its own
   state) and the table row ('' — the merge of all of them), through GROUPING SETS.
 -#}
-{% macro _current_states_sql(plan, run_id, with_sketches=false, as_stored=false) %}
+{% macro _current_states_sql(plan, run_id, with_sketches=false, as_stored=false, tables=none) %}
   {%- set table = plan.table -%}
+  {#- With as_stored, the states of more tables may be read at once (tables: their describes). -#}
+  {%- set table_filters = [] -%}
+  {%- for t in tables or [table] -%}
+    {%- do table_filters.append('(s.table_schema = ' ~ dbt_analyze._quote_literal(t.schema) ~ ' and s.table_name = ' ~ dbt_analyze._quote_literal(t.identifier) ~ ')') -%}
+  {%- endfor -%}
   {%- set column_filters = ["s.column_name = ''"] -%}
   {%- for column in plan.table.data_columns -%}
     {%- do column_filters.append('(s.column_name = ' ~ dbt_analyze._quote_literal(column.name)
@@ -16,15 +21,14 @@
   {%- set partitions = [] -%}
   {%- for spec in plan.all_partitions -%}{%- do partitions.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
   select * from (
-    select s.*, row_number() over (partition by s.partition_spec, s.column_name order by s.collected_at desc, s.run_id desc) as _rank
+    select s.*, row_number() over (partition by s.table_schema, s.table_name, s.partition_spec, s.column_name order by s.collected_at desc, s.run_id desc) as _rank
     from (
       select /*+ REPARTITION({{ dbt_analyze._states_spread(plan.all_partitions | length, plan.table.data_columns | length) }}, partition_spec, column_name) */
-             s.run_id, s.partition_spec, s.column_name, s.data_type, s.row_count, s.file_count, s.size_bytes,
+             s.run_id, s.table_schema, s.table_name, s.partition_spec, s.column_name, s.data_type, s.row_count, s.file_count, s.size_bytes,
              s.files_modified_at, s.sketches, s.sample_rows, s.collected_at
              {%- for field, type in dbt_analyze._state_fields() if with_sketches or type in ('bigint', 'double', 'string') %}, s.{{ field }}{% endfor %}
       from {{ dbt_analyze._storage_relation('partition_states') }} s
-      where s.table_schema = {{ dbt_analyze._quote_literal(table.schema) }}
-        and s.table_name = {{ dbt_analyze._quote_literal(table.identifier) }}
+      where ({{ table_filters | join(' or ') }})
         and (s.run_id = {{ dbt_analyze._quote_literal(run_id) }} or s.run_id in (
               select run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }} where event = 'succeeded'))
         {%- if not as_stored %}

@@ -2,8 +2,10 @@
   The plan of one request: which table, which of its partitions, which columns, and which of the
   selected partitions must be scanned (new or changed since their state was taken, by the file
   listing; everything with full=true). Everything is validated here, before anything is written.
+  With list_files=false the caller lists the files (of many tables at once: _list_files_of) and
+  sets plan.listing.
 -#}
-{% macro _plan_target(request, run=none) %}
+{% macro _plan_target(request, run=none, list_files=true) %}
   {%- set table = dbt_analyze._describe_table(request, run) -%}
   {%- set plan = {'table': table, 'request': request} -%}
 
@@ -51,7 +53,7 @@
   {%- if request_partition and not selected -%}
     {{ dbt_analyze._fail(run, "no partition of " ~ table.schema ~ "." ~ table.identifier ~ " matches " ~ request_partition ~ (" (partitions: " ~ all_specs[:10] | join(', ') ~ (', ...' if all_specs | length > 10 else '') ~ ")" if all_specs else " (the table has no partitions)")) }}
   {%- endif -%}
-  {%- do plan.update({'all_partitions': all_specs, 'selected_partitions': selected, 'listing': dbt_analyze._list_files(table),
+  {%- do plan.update({'all_partitions': all_specs, 'selected_partitions': selected, 'listing': dbt_analyze._list_files(table) if list_files else {},
                       'sample': none, 'exact_rows': none, 'singletons': none}) -%}
   {{ return(plan) }}
 {% endmacro %}
@@ -68,22 +70,28 @@
 {#- File count, size and newest modification time per partition, from the file listing of the
     table's location (the binaryFile source lists files and reads none of them). -#}
 {% macro _list_files(table) %}
-  {%- set listing = {} -%}
-  {%- if not table.location -%}
-    {{ return(listing) }}
-  {%- endif -%}
-  {%- set depth = table.partition_columns | length -%}
-  {%- set spec_sql = "regexp_extract(path, '([^/]+/){" ~ depth ~ "}[^/]+$', 0)" if depth else "''" -%}
-  {%- set sql -%}
-    select {{ "regexp_replace(spec_and_file, '/[^/]+$', '')" if depth else "''" }} as partition_spec,
-           count(*) as file_count, sum(length) as size_bytes,
-           cast(max(modificationTime) as string) as modified_at
-    from (select {{ spec_sql }} as spec_and_file, length, modificationTime
-          from binaryFile.{{ dbt_analyze._quote_identifier(table.location) }})
-    group by 1
-  {%- endset -%}
-  {%- for row in run_query(sql) -%}
-    {%- do listing.update({row[0]: {'file_count': row[1] | int, 'size_bytes': row[2] | int, 'modified_at': row[3]}}) -%}
+  {{ return(dbt_analyze._list_files_of([table])[0]) }}
+{% endmacro %}
+
+{#- The listings of many tables, in the tables' order, from one query (one Spark job). -#}
+{% macro _list_files_of(tables) %}
+  {%- set listings = [] -%}
+  {%- set branches = [] -%}
+  {%- for table in tables -%}
+    {%- do listings.append({}) -%}
+    {%- if table.location -%}
+      {%- set depth = table.partition_columns | length -%}
+      {%- set spec_sql = "regexp_replace(regexp_extract(path, '([^/]+/){" ~ depth ~ "}[^/]+$', 0), '/[^/]+$', '')" if depth else "''" -%}
+      {%- do branches.append('select ' ~ loop.index0 ~ ' as table_index, ' ~ spec_sql ~ ' as partition_spec, length, modificationTime from binaryFile.'
+                             ~ dbt_analyze._quote_identifier(table.location)) -%}
+    {%- endif -%}
   {%- endfor -%}
-  {{ return(listing) }}
+  {%- if branches -%}
+    {%- set sql = 'select table_index, partition_spec, count(*) as file_count, sum(length) as size_bytes, cast(max(modificationTime) as string) as modified_at from ('
+                  ~ branches | join(' union all ') ~ ') group by 1, 2' -%}
+    {%- for row in run_query(sql) -%}
+      {%- do listings[row[0] | int].update({row[1]: {'file_count': row[2] | int, 'size_bytes': row[3] | int, 'modified_at': row[4]}}) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return(listings) }}
 {% endmacro %}
