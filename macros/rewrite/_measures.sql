@@ -1,7 +1,8 @@
 {#-
-  The registry of per-partition state measures. Each measure is a macro
+  The registry of per-partition state measures. Each exact measure is a macro
   `_measure_<name>(column_sql, category)` that returns the aggregate expression for a column of
-  that type category, or none when the measure does not apply (its state field is then NULL).
+  that type category, or none when the measure does not apply (its state field is then NULL);
+  each sketch measure is its per-row input and its aggregate (_sketch_input, _sketch_aggregate).
   Every table-level statistic is derived from these fields (see merge/_merge_sql.sql).
 
   category  | count min/max len  true/false sum/m2 hll kll top-k
@@ -135,7 +136,7 @@
 {#- The sketch measures are typed imperative aggregates: Spark evaluates their argument row by row
     outside its generated code. So each is split into its per-row input (_sketch_input, computed in
     the scan's projection, which is generated code) and the aggregate over that input column
-    (_sketch_aggregate); _measure_<sketch> composes the two for callers that want one expression. -#}
+    (_sketch_aggregate); _measure composes the two for callers that want one expression. -#}
 {% macro _sketch_fields() %}
   {{ return(['ndv_sketch', 'quantile_sketch', 'top_values_sketch']) }}
 {% endmacro %}
@@ -175,10 +176,6 @@
   {{ return(none) }}
 {% endmacro %}
 
-{% macro _measure_ndv_sketch(c, category) %}
-  {{ return(dbt_analyze._sketch_aggregate('ndv_sketch', dbt_analyze._sketch_input('ndv_sketch', c, category))) }}
-{% endmacro %}
-
 {#- Numeric image of an ordered value for KLL (days for dates, microseconds for timestamps). -#}
 {% macro _quantile_input_sql(c, category) %}
   {%- if category in dbt_analyze._numeric_categories() -%}{{ return('cast(' ~ c ~ ' as double)') }}
@@ -189,15 +186,10 @@
   {{ return(none) }}
 {% endmacro %}
 
-{% macro _measure_quantile_sketch(c, category) %}
-  {{ return(dbt_analyze._sketch_aggregate('quantile_sketch', dbt_analyze._sketch_input('quantile_sketch', c, category))) }}
-{% endmacro %}
-
-{% macro _measure_top_values_sketch(c, category) %}
-  {{ return(dbt_analyze._sketch_aggregate('top_values_sketch', dbt_analyze._sketch_input('top_values_sketch', c, category))) }}
-{% endmacro %}
-
 {#- The aggregate of one state field for one column (the registry lookup). -#}
 {% macro _measure(field, column_sql, category) %}
+  {%- if field in dbt_analyze._sketch_fields() -%}
+    {{ return(dbt_analyze._sketch_aggregate(field, dbt_analyze._sketch_input(field, column_sql, category))) }}
+  {%- endif -%}
   {{ return(dbt_analyze['_measure_' ~ field](column_sql, category)) }}
 {% endmacro %}
