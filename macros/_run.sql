@@ -47,8 +47,9 @@
 {% endmacro %}
 
 {#- What the statistics tables hold for this table now, without sketches: {spec: {fingerprint,
-    columns: {name: data_type}, sketches}} for the newest state of each partition and column, also
-    of partitions and columns dropped or retyped since. -#}
+    columns: {name: data_type}, sketches, run_ids}} for the newest state of each partition and
+    column, also of partitions and columns dropped or retyped since (run_ids: the runs those
+    states come from, which the merge then reads alone). -#}
 {% macro _read_current_states(plan, run) %}
   {{ return(dbt_analyze._read_current_states_of([plan], run)[0]) }}
 {% endmacro %}
@@ -65,11 +66,12 @@
   {%- if not plans or (run.dry_run and 'partition_states' not in dbt_analyze._existing_tables(dbt_analyze._stats_schema())) -%}
     {{ return(found) }}
   {%- endif -%}
-  {%- set rows = run_query('select table_schema, table_name, partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches, cast(collected_at as string) from ('
+  {%- set rows = run_query('select table_schema, table_name, partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches, cast(collected_at as string), run_id from ('
                            ~ dbt_analyze._current_states_sql(plans[0], run.run_id, as_stored=true, tables=plans | map(attribute='table') | list) ~ ')') -%}
   {%- for row in rows -%}
     {%- set states = found[position[tojson([row[0], row[1]])]] -%}
-    {%- if row[2] not in states -%}{%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none}}) -%}{%- endif -%}
+    {%- if row[2] not in states -%}{%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none, 'run_ids': []}}) -%}{%- endif -%}
+    {%- if row[10] not in states[row[2]].run_ids -%}{%- do states[row[2]].run_ids.append(row[10]) -%}{%- endif -%}
     {%- if row[3] == '' -%}
       {%- do states[row[2]].update({'fingerprint': [row[5] | int, row[6] | int, row[7]], 'sketches': row[8], 'collected_at': row[9]}) -%}
     {%- else -%}
@@ -86,6 +88,9 @@
   {%- set table = plan.table -%}
   {%- set name = table.schema ~ '.' ~ table.identifier -%}
   {%- if not run.dry_run -%}{%- do dbt_analyze._ensure_storage() -%}{%- endif -%}
+  {#- Runs of this table that succeed from here on are not in this run's merge: see
+      _merge_again_after_concurrent_runs. -#}
+  {%- set merge_mark = dbt_analyze._server_now() if not run.dry_run else none -%}
   {%- set states = dbt_analyze._read_current_states(plan, run) -%}
   {%- set schema_changes = dbt_analyze._schema_changes(table, states) -%}
   {%- for change in schema_changes -%}{{ log('dbt_analyze: ' ~ name ~ ': ' ~ change, info=True) }}{%- endfor -%}
@@ -118,7 +123,9 @@
   {%- if request.sample and to_scan and not run.dry_run -%}
     {%- do plan.update(dbt_analyze._plan_sample(plan, to_scan, request.sample)) -%}
   {%- endif -%}
-  {%- set merge = dbt_analyze._merge_statements(plan, run.run_id, scan_columns and request.sketches == 'full') -%}
+  {%- set current_run_ids = [] -%}
+  {%- for spec, state in states.items() if spec in plan.all_partitions -%}{%- do current_run_ids.extend(state.run_ids) -%}{%- endfor -%}
+  {%- set merge = dbt_analyze._merge_statements(plan, run.run_id, scan_columns and request.sketches == 'full', current_run_ids) -%}
   {%- set states_sql = dbt_analyze._scan_sql(plan, to_scan, run.run_id) if to_scan else none -%}
   {%- set store_sql = 'insert into ' ~ dbt_analyze._storage_relation('partition_states') -%}
   {%- if to_scan and plan.scan_everything -%}
@@ -165,7 +172,6 @@
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set merge_started = modules.datetime.datetime.utcnow() -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))', info=True) }}
-  {%- set merge_mark = dbt_analyze._server_now() -%}
   {%- set scanned = dbt_analyze._execute_merge(merge, run.run_id) -%}
   {%- set st.rows = scanned.rows -%}
   {%- set st.bytes = scanned.bytes -%}
@@ -185,11 +191,12 @@
 {% endmacro %}
 
 {#- The merge of a run: the current states are read once (a cached temporary view named after the
-    run) and every merge statement reads them from there. -#}
-{% macro _merge_statements(plan, run_id, with_sketch_statistics) %}
+    run) and every merge statement reads them from there. With run_ids, the states of those runs
+    and of this one are read (see _current_states_sql); without, of every succeeded run. -#}
+{% macro _merge_statements(plan, run_id, with_sketch_statistics, run_ids=none) %}
   {%- set states_view = dbt_analyze._quote_identifier('dbt_analyze_states_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run_id)) -%}
   {{ return({'states_view': states_view,
-             'cache_sql': 'cache table ' ~ states_view ~ ' as ' ~ dbt_analyze._current_states_sql(plan, run_id, with_sketches=true),
+             'cache_sql': 'cache table ' ~ states_view ~ ' as ' ~ dbt_analyze._current_states_sql(plan, run_id, with_sketches=true, run_ids=run_ids),
              'merge_sqls': dbt_analyze._merge_sql(plan, run_id, states_view)
                            + (dbt_analyze._sketch_statistics_sql(plan, run_id, states_view) if with_sketch_statistics else [])}) }}
 {% endmacro %}
@@ -222,7 +229,7 @@
 {% endmacro %}
 
 {#- Runs of one table at the same time (say, on different partitions) each merge the states they
-    can see; a run that finished while this one merged made this snapshot miss its states. Then
+    can see; a run that finished after this one planned made this snapshot miss its states. Then
     the table is merged again, as a run of its own, until no other run finished meanwhile, so the
     last snapshot always holds every succeeded state. Returns the run id of that last snapshot. -#}
 {% macro _merge_again_after_concurrent_runs(plan, run, merge_mark, with_sketch_statistics) %}

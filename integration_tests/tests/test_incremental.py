@@ -2,6 +2,7 @@
 the file listing, and table statistics are merged from partition states without a table scan."""
 
 import os
+import re
 
 import pytest
 from conftest import analyze, column_stats, rows, table_stats
@@ -91,6 +92,26 @@ def test_full_rescans_everything(spark, dbt, visits):
     result = analyze(dbt, relation=T, columns="all", full=True)
     assert result.success, result.error
     assert "3 of 3 partition(s)" in result.log
+    assert_merge_equals_scan(spark, T)
+
+
+def test_the_merge_reads_the_states_of_current_runs_only(spark, dbt, visits):
+    """A merge reads the states it merges, not the table's history: after the full rescan, the
+    earlier runs' states are all replaced, and an incremental run reads the full run's and its own."""
+    runs = lambda: [r["run_id"] for r in rows(spark, "select distinct run_id from analytics_stats.partition_states where table_name = 'visits'")]
+    current = rows(spark, """select max_by(run_id, collected_at) as run_id from analytics_stats.partition_states
+                             where table_name = 'visits' and partition_spec <> 'day=7' group by partition_spec""")
+    assert len({r["run_id"] for r in current}) == 1  # the full rescan's
+    before = runs()
+    assert len(before) >= 4
+    spark.sql(f"insert into {T} values (5, 'again', true, 2.0, 0)")
+    result = analyze(dbt, relation=T, columns="all")
+    assert result.success, result.error
+    assert "1 of 3 partition(s)" in result.log
+    new_run = (set(runs()) - set(before)).pop()
+    [cache] = [m for m in result.messages if m.startswith("On macro_analyze_table:") and "cache table" in m and "uncache" not in m]
+    read = set(re.search(r"s\.run_id in \(([^)]*)\)", cache).group(1).replace("'", "").split(", "))
+    assert read == {current[0]["run_id"], new_run}
     assert_merge_equals_scan(spark, T)
 
 

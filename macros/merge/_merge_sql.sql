@@ -3,10 +3,12 @@
   states. The current state of a partition and column is the newest one of a succeeded run (or of
   this run); only partitions that exist now and columns whose type is unchanged take part (with
   as_stored, every partition and column that has a state: planning compares them with today's).
+  With run_ids (the runs whose states were current when the run planned), only their states and
+  this run's are read: Parquet skips the files of every other run, so a merge reads no history.
   One statement writes the table's snapshot per kind: partition rows (each derived from its own
   state) and the table row ('' — the merge of all of them), through GROUPING SETS.
 -#}
-{% macro _current_states_sql(plan, run_id, with_sketches=false, as_stored=false, tables=none) %}
+{% macro _current_states_sql(plan, run_id, with_sketches=false, as_stored=false, tables=none, run_ids=none) %}
   {%- set table = plan.table -%}
   {#- With as_stored, the states of more tables may be read at once (tables: their describes). -#}
   {%- set table_filters = [] -%}
@@ -29,8 +31,12 @@
              {%- for field, type in dbt_analyze._state_fields() if with_sketches or type in ('bigint', 'double', 'string') %}, s.{{ field }}{% endfor %}
       from {{ dbt_analyze._storage_relation('partition_states') }} s
       where ({{ table_filters | join(' or ') }})
+        {%- if run_ids is not none %}
+        and s.run_id in ({% for id in ([run_id] + run_ids | list) | unique | sort %}{{ ', ' if not loop.first }}{{ dbt_analyze._quote_literal(id) }}{% endfor %})
+        {%- else %}
         and (s.run_id = {{ dbt_analyze._quote_literal(run_id) }} or s.run_id in (
               select run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }} where event = 'succeeded'))
+        {%- endif %}
         {%- if not as_stored %}
         and s.partition_spec in ({{ partitions | join(', ') if partitions else "null" }})
         and ({{ column_filters | join(' or ') }})
