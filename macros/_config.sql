@@ -51,6 +51,7 @@
     'dbt_analyze_top_k_tracked': [1, none, 'items a top-k sketch tracks'],
     'dbt_analyze_histogram_bins': [1, none, 'bins per histogram'],
     'dbt_analyze_sample_seed': [none, none, 'the sampling seed'],
+    'dbt_analyze_compaction_wait_seconds': [0, 3600, 'how long compact_statistics waits for runs still planning'],
   }) }}
 {% endmacro %}
 

@@ -16,6 +16,7 @@
 {% endmacro %}
 
 {% macro default__compact_statistics(running_minutes) %}
+  {%- do dbt_analyze._check_settings() -%}
   {%- set schema = dbt_analyze._stats_schema() -%}
   {%- set existing = dbt_analyze._existing_tables(schema) -%}
   {%- set tables = dbt_analyze._history_tables() + dbt_analyze._plain_tables() | reject('equalto', 'analyze_run_events') | list
@@ -32,7 +33,7 @@
       set writes its `started` event within its plan step: wait that long, then look for runs. -#}
   {%- do run_query('alter table ' ~ events ~ " set tblproperties ('dbt_analyze.compacting' = "
                    ~ dbt_analyze._quote_literal(modules.datetime.datetime.utcnow().isoformat(timespec='seconds') ~ ' UTC by invocation ' ~ invocation_id) ~ ')') -%}
-  {%- do run_query("select java_method('java.lang.Thread', 'sleep', cast(" ~ dbt_analyze._var('dbt_analyze_compaction_wait_seconds') * 1000 ~ " as bigint))") -%}
+  {%- do run_query("select java_method('java.lang.Thread', 'sleep', cast(" ~ dbt_analyze._var('dbt_analyze_compaction_wait_seconds') | int * 1000 ~ " as bigint))") -%}
   {%- set running = run_query('select run_id, table_schema, table_name, cast(started_at as string) from ' ~ dbt_analyze._storage_relation('analyze_runs')
                               ~ " where status = 'running' and started_at >= current_timestamp() - make_interval(0, 0, 0, 0, 0, "
                               ~ running_minutes | int ~ ') order by started_at') -%}

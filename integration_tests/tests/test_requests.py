@@ -176,6 +176,8 @@ BAD_SETTINGS = [
     ({"dbt_analyze_sample_seed": "1) or (1"}, "var dbt_analyze_sample_seed (the sampling seed) must be an integer, got '1) or (1'"),
     ({"dbt_analyze_top_k": 300}, "var dbt_analyze_top_k (300) must not exceed dbt_analyze_top_k_tracked (256)"),
     ({"dbt_analyze_quantiles": [0.5, 2]}, "var dbt_analyze_quantiles must be a list of numbers from 0 to 1, got [0.5, 2]"),
+    ({"dbt_analyze_compaction_wait_seconds": -5},
+     "var dbt_analyze_compaction_wait_seconds (how long compact_statistics waits for runs still planning) must be an integer from 0 to 3600, got '-5'"),
 ]
 BAD_REQUESTS = [(args, {}, message) for args, message in BAD_INPUTS] + [
     ({"relation": SALES, "columns": "all"}, settings, message) for settings, message in BAD_SETTINGS]
@@ -194,6 +196,16 @@ def test_bad_input_is_refused_and_nothing_changes(spark, dbt, sales, args, setti
     assert repr(rows(spark, "select * from analytics_stats.column_statistics order by table_name, partition_spec, column_name")) == before_columns
     failed = rows(spark, "select * from analytics_stats.analyze_runs where status = 'failed' order by started_at desc")
     assert len(failed) == failed_before + 1 and message in failed[0]["error"]
+
+
+def test_compaction_with_a_bad_wait_is_refused_before_it_blocks_runs(spark, dbt, sales):
+    """The wait goes into SQL as a number of milliseconds; Java's sleep would refuse a negative one
+    only after the block on new runs was set."""
+    result = dbt("run-operation", "compact_statistics", "--vars", json.dumps({"dbt_analyze_compaction_wait_seconds": "ten"}))
+    assert not result.success
+    assert "var dbt_analyze_compaction_wait_seconds (how long compact_statistics waits for runs still planning) must be an integer" in result.error
+    properties = {r["key"] for r in rows(spark, "show tblproperties analytics_stats.analyze_run_events")}
+    assert "dbt_analyze.compacting" not in properties
 
 
 def test_an_ephemeral_model_is_refused_by_name(spark, dbt, sales):
