@@ -152,6 +152,9 @@ def main() -> None:
         write_report(report, options)
         return
     spark.sql("create database if not exists analytics")
+    # from empty statistics tables: runs read their table's history, so figures would otherwise
+    # depend on what earlier benchmarks and tests left there
+    spark.sql("drop database if exists analytics_stats cascade")
     rows = int(2_000_000 * options.scale)
     report: dict = {"rows": rows, "repeat": options.repeat, "scale": options.scale, "date": time.strftime("%Y-%m-%d"),
                     "machine": f"{platform.machine()}, {os.cpu_count()} cores, local[2]", "spark": spark.version}
