@@ -161,12 +161,10 @@
   {%- do run_query('create table ' ~ rebuilt ~ ' (' ~ columns | join(', ') ~ ') using parquet options ' ~ dbt_analyze._storage_options()) -%}
   {#- Sorted by table and run (files of Spark's advisory size, however many files the table had):
       a file and each of its Parquet row groups then hold a range of runs, so the reads by run id
-      (a merge's states, a run's report) still skip the rest of the history after a compaction. -#}
-  {%- set stored = dbt_analyze._storage_columns(name) | map('first') | list -%}
-  {%- set order = [] -%}
-  {%- for column in ['table_schema', 'table_name', 'run_id'] if column in stored -%}{%- do order.append(dbt_analyze._quote_identifier(column)) -%}{%- endfor -%}
-  {%- do run_query('insert into ' ~ rebuilt ~ ' select ' ~ ('' if order else '/*+ REBALANCE */ ') ~ values | join(', ') ~ ' from ' ~ table
-                   ~ (' order by ' ~ order | join(', ') if order else '')) -%}
+      (a merge's states, a run's report) still skip the rest of the history after a compaction.
+      Every storage table has table_schema and table_name; the estimates and checks have no run_id. -#}
+  {%- set order = ['table_schema', 'table_name'] + (['run_id'] if 'run_id' in dbt_analyze._storage_columns(name) | map('first') | list else []) -%}
+  {%- do run_query('insert into ' ~ rebuilt ~ ' select ' ~ values | join(', ') ~ ' from ' ~ table ~ ' order by ' ~ order | join(', ')) -%}
   {%- set counts = run_query('select (select count(*) from ' ~ table ~ '), (select count(*) from ' ~ rebuilt ~ ')')[0] -%}
   {%- if counts[0] != counts[1] -%}
     {%- do run_query('drop table ' ~ rebuilt) -%}
