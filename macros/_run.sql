@@ -237,8 +237,7 @@
   {%- set st = namespace(run_id=run.run_id, mark=merge_mark, done=false) -%}
   {%- for attempt in range(5) if not st.done -%}
     {%- set others = run_query("select concat_ws(', ', collect_list(run_id)) from " ~ dbt_analyze._storage_relation('analyze_run_events')
-                               ~ " where event = 'succeeded' and table_schema = " ~ dbt_analyze._quote_literal(table.schema)
-                               ~ ' and table_name = ' ~ dbt_analyze._quote_literal(table.identifier) ~ ' and run_id <> ' ~ dbt_analyze._quote_literal(st.run_id)
+                               ~ " where event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table) ~ ' and run_id <> ' ~ dbt_analyze._quote_literal(st.run_id)
                                ~ ' and event_at >= cast(' ~ dbt_analyze._quote_literal(st.mark) ~ ' as timestamp)')[0][0] -%}
     {%- if not others -%}
       {%- set st.done = true -%}

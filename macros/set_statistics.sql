@@ -41,8 +41,7 @@
   {%- if latest is none -%}
     {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ table.schema ~ '.' ~ table.identifier ~ ' has no statistics yet: analyze it first') }}
   {%- endif -%}
-  {%- set where = ' where run_id = ' ~ dbt_analyze._quote_literal(latest) ~ ' and table_schema = ' ~ dbt_analyze._quote_literal(table.schema)
-                  ~ ' and table_name = ' ~ dbt_analyze._quote_literal(table.identifier) -%}
+  {%- set where = ' where run_id = ' ~ dbt_analyze._quote_literal(latest) ~ ' and ' ~ dbt_analyze._table_where_sql(table) -%}
   {%- if column and not run_query('select 1 from ' ~ dbt_analyze._storage_relation('column_statistics_history') ~ where
                                   ~ " and partition_spec = '' and column_name = " ~ dbt_analyze._quote_literal(column)) -%}
     {{ exceptions.raise_compiler_error("dbt_analyze: unknown column '" ~ column ~ "': " ~ table.schema ~ '.' ~ table.identifier ~ ' has no table statistics of it') }}

@@ -203,3 +203,42 @@ def test_a_run_on_sparks_default_shuffle_partitions_spreads_its_states_over_a_fe
     jobs = [tracker.getJobInfo(job) for job in set(tracker.getJobIdsForGroup()) - before]
     tasks = [tracker.getStageInfo(stage).numTasks for job in jobs if job for stage in job.stageIds if tracker.getStageInfo(stage)]
     assert len(tasks) > 10 and max(tasks) < 200, tasks
+
+
+def test_a_run_reads_its_own_table_bucket_of_the_statistics_only(spark, dbt):
+    """The statistics tables are bucketed by table_name, so a run opens its own table's bucket,
+    never the history of every other table. Proof: a file that no reader can parse, planted as
+    every other bucket of every statistics table, which a whole incremental run (plan, scan,
+    merge and the printed report) then never touches."""
+    table = "analytics.bucketed"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"create table {table} (v bigint, p int) using parquet partitioned by (p)")
+    spark.sql(f"insert into {table} select id, id % 3 from range(300)")
+    assert analyze(dbt, relation=table, columns="all").success
+    bucket = rows(spark, "select pmod(hash('bucketed'), 64) as b")[0]["b"]
+    storage = ["analyze_run_events", "partition_states", "staleness_checks", "column_statistics_estimated_history", "table_statistics_history",
+               "column_statistics_history", "column_quantiles_history", "column_histograms_history", "column_top_values_history"]
+    warehouse = spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")
+    planted = []
+    try:
+        for name in storage:
+            for other in set(range(64)) - {bucket}:
+                planted.append(f"{warehouse}/analytics_stats.db/{name}/part-00000-unreadable_{other:05d}.c000.snappy.parquet")
+                with open(planted[-1], "wb") as f:
+                    f.write(b"not a parquet file")
+            spark.sql(f"refresh table analytics_stats.{name}")
+        with pytest.raises(Exception, match="(?i)parquet"):  # a read of every bucket meets them
+            spark.table("analytics_stats.partition_states").count()
+
+        spark.sql(f"insert into {table} select id, 3 from range(100)")
+        result = analyze(dbt, relation=table, columns="all")
+        assert result.success, result.error
+        assert "scanned in 1 partition(s), 3 skipped" in result.log
+        assert "table: rows 400" in result.log
+    finally:
+        for path in planted:
+            os.remove(path)
+        for name in storage:
+            spark.sql(f"refresh table analytics_stats.{name}")
+    assert table_stats(spark, table)[""]["row_count"] == 400
+    assert abs(column_stats(spark, table)["v"]["distinct_count"] - 300) <= 6

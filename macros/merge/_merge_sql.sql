@@ -12,8 +12,10 @@
   {%- set table = plan.table -%}
   {#- With as_stored, the states of more tables may be read at once (tables: their describes). -#}
   {%- set table_filters = [] -%}
+  {%- set event_filters = [] -%}
   {%- for t in tables or [table] -%}
-    {%- do table_filters.append('(s.table_schema = ' ~ dbt_analyze._quote_literal(t.schema) ~ ' and s.table_name = ' ~ dbt_analyze._quote_literal(t.identifier) ~ ')') -%}
+    {%- do table_filters.append('(' ~ dbt_analyze._table_where_sql(t, 's.') ~ ')') -%}
+    {%- do event_filters.append('(' ~ dbt_analyze._table_where_sql(t, 'e.') ~ ')') -%}
   {%- endfor -%}
   {%- set column_filters = ["s.column_name = ''"] -%}
   {%- for column in plan.table.data_columns -%}
@@ -35,7 +37,8 @@
         and s.run_id in ({% for id in ([run_id] + run_ids | list) | unique | sort %}{{ ', ' if not loop.first }}{{ dbt_analyze._quote_literal(id) }}{% endfor %})
         {%- else %}
         and (s.run_id = {{ dbt_analyze._quote_literal(run_id) }} or s.run_id in (
-              select run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }} where event = 'succeeded'))
+              select e.run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }} e
+              where e.event = 'succeeded' and ({{ event_filters | join(' or ') }})))
         {%- endif %}
         {%- if not as_stored %}
         and s.partition_spec in ({{ partitions | join(', ') if partitions else "null" }})

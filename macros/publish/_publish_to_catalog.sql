@@ -29,8 +29,7 @@
 {#- The run's table-level statistics as Spark's catalog holds them, every value a string. Complex
     types are left out (Spark keeps no statistics of them). -#}
 {% macro _catalog_payload(table, run_id) %}
-  {%- set where = ' where run_id = ' ~ dbt_analyze._quote_literal(run_id) ~ ' and table_schema = ' ~ dbt_analyze._quote_literal(table.schema)
-                  ~ ' and table_name = ' ~ dbt_analyze._quote_literal(table.identifier) ~ " and partition_spec = ''" -%}
+  {%- set where = ' where run_id = ' ~ dbt_analyze._quote_literal(run_id) ~ ' and ' ~ dbt_analyze._table_where_sql(table) ~ " and partition_spec = ''" -%}
   {%- set table_row = run_query('select cast(row_count as string), cast(size_bytes as string) from '
                                 ~ dbt_analyze._storage_relation('table_statistics_history') ~ where) -%}
   {%- set payload = {'schema': table.schema, 'table': table.identifier,

@@ -14,6 +14,8 @@
   Views (also models of the package, so they can be ref()'d): analyze_runs and, for every
   <name>_history table, <name> with the rows of each table's latest succeeded run (of the latest
   estimate for column_statistics_estimated).
+  Every table is bucketed by table_name, so a run reads the history of its own table's bucket
+  only (_table_where_sql).
 -#}
 {% macro _storage_columns(name) %}
   {%- set run = [('run_id', 'string')] -%}
@@ -63,6 +65,36 @@
   {{ return(dbt_analyze._quote_relation(dbt_analyze._stats_schema(), name)) }}
 {% endmacro %}
 
+{#- The storage tables grow by a file or more per run, and reading every file of every analyzed
+    table's history is what long histories made runs spend their time on. So each table is
+    bucketed by table_name (64 buckets; no column and no metastore partition of its own): every
+    write puts a table's rows in its bucket's files, and every read that names a table
+    (table_name = '...') opens only the files of that bucket; other tables' history costs it nothing. -#}
+{% macro _table_bucket_count() %}{{ return(64) }}{% endmacro %}
+
+{#- The bucket of a table_name, as Spark computes it for bucketed tables (murmur3 hash). -#}
+{% macro _table_bucket_sql(name_sql) %}
+  {{ return('pmod(hash(' ~ name_sql ~ '), ' ~ dbt_analyze._table_bucket_count() ~ ')') }}
+{% endmacro %}
+
+{#- `table_schema = ... and table_name = ...`: the rows of one table (a Relation or anything with
+    schema and identifier), read from its bucket only; prefix: a table alias with its dot. -#}
+{% macro _table_where_sql(table, prefix='') %}
+  {{ return(prefix ~ 'table_schema = ' ~ dbt_analyze._quote_literal(table.schema) ~ ' and ' ~ prefix ~ 'table_name = ' ~ dbt_analyze._quote_literal(table.identifier)) }}
+{% endmacro %}
+
+{#- Creates a storage table (at its place, or under another name: a rebuild). Each bucket's files
+    are sorted by table and run, so a compaction (one file per bucket) keeps each run's rows together. -#}
+{% macro _create_storage_table(name, relation) %}
+  {%- set columns = [] -%}
+  {%- for column, type in dbt_analyze._storage_columns(name) -%}
+    {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
+  {%- endfor -%}
+  {%- set order = ['table_schema', 'table_name'] + (['run_id'] if 'run_id' in dbt_analyze._storage_columns(name) | map('first') | list else []) -%}
+  {%- do run_query('create table if not exists ' ~ relation ~ ' (' ~ columns | join(', ') ~ ') using parquet options ' ~ dbt_analyze._storage_options()
+                   ~ ' clustered by (table_name) sorted by (' ~ order | join(', ') ~ ') into ' ~ dbt_analyze._table_bucket_count() ~ ' buckets') -%}
+{% endmacro %}
+
 {#- Create what is missing: the schema, the storage tables and the current-value views. Refuses
     while compact_statistics rewrites the tables (unless called by it: compacting). dbt's threads
     share one process, and on a fresh schema the package's view models (pre-hooks) and other
@@ -99,12 +131,7 @@
   {%- set created = [] -%}
   {%- for name in dbt_analyze._history_tables() + dbt_analyze._plain_tables() if name not in existing -%}
     {%- do created.append(name) -%}
-    {%- set columns = [] -%}
-    {%- for column, type in dbt_analyze._storage_columns(name) -%}
-      {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
-    {%- endfor -%}
-    {%- do run_query('create table if not exists ' ~ dbt_analyze._storage_relation(name) ~ ' (' ~ columns | join(', ') ~ ') using parquet options '
-                     ~ dbt_analyze._storage_options()) -%}
+    {%- do dbt_analyze._create_storage_table(name, dbt_analyze._storage_relation(name)) -%}
   {%- endfor -%}
   {#- Storage of an older version (the version is a property of analyze_run_events): every table
       gains the columns added since (older rows read NULL there), appended or by a rebuild when
@@ -113,10 +140,19 @@
   {%- set upgrade = 'analyze_run_events' in existing and properties.get('dbt_analyze.storage_version') != version -%}
   {%- if upgrade -%}
     {%- for name in dbt_analyze._history_tables() + dbt_analyze._plain_tables() if name in existing -%}
-      {%- set present = run_query('describe table ' ~ dbt_analyze._storage_relation(name)).columns[0].values() | list -%}
+      {%- set described = run_query('describe table extended ' ~ dbt_analyze._storage_relation(name)) -%}
+      {%- set st = namespace(columns=true, present=[], bucketed=false) -%}
+      {%- for row in described -%}
+        {%- if not row[0] or row[0].startswith('#') -%}{%- set st.columns = false -%}
+        {%- elif st.columns -%}{%- do st.present.append(row[0]) -%}
+        {%- elif row[0] == 'Bucket Columns' and 'table_name' in row[1] -%}{%- set st.bucketed = true -%}
+        {%- endif -%}
+      {%- endfor -%}
+      {%- set present = st.present -%}
       {%- set expected = dbt_analyze._storage_columns(name) -%}
-      {%- if present != (expected | map('first') | list)[:present | length] -%}
-        {#- Columns were added in between: the writes are positional, so the table is rebuilt. -#}
+      {%- if not st.bucketed or present != (expected | map('first') | list)[:present | length] -%}
+        {#- Storage of version 3 and older is not bucketed, or columns were added in between (the
+            writes are positional): the table is rebuilt. -#}
         {%- set values = [] -%}
         {%- for column, type in expected -%}
           {%- do values.append(dbt_analyze._quote_identifier(column) if column in present else 'cast(null as ' ~ type ~ ')') -%}
@@ -153,18 +189,13 @@
 {% macro _rebuild_storage_table(name, values) %}
   {%- set table = dbt_analyze._storage_relation(name) -%}
   {%- set rebuilt = dbt_analyze._storage_relation(name ~ '__rebuilt') -%}
-  {%- set columns = [] -%}
-  {%- for column, type in dbt_analyze._storage_columns(name) -%}
-    {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
-  {%- endfor -%}
   {%- do run_query('drop table if exists ' ~ rebuilt) -%}
-  {%- do run_query('create table ' ~ rebuilt ~ ' (' ~ columns | join(', ') ~ ') using parquet options ' ~ dbt_analyze._storage_options()) -%}
-  {#- Sorted by table and run (files of Spark's advisory size, however many files the table had):
-      a file and each of its Parquet row groups then hold a range of runs, so the reads by run id
-      (a merge's states, a run's report) still skip the rest of the history after a compaction.
-      Every storage table has table_schema and table_name; the estimates and checks have no run_id. -#}
-  {%- set order = ['table_schema', 'table_name'] + (['run_id'] if 'run_id' in dbt_analyze._storage_columns(name) | map('first') | list else []) -%}
-  {%- do run_query('insert into ' ~ rebuilt ~ ' select ' ~ values | join(', ') ~ ' from ' ~ table ~ ' order by ' ~ order | join(', ')) -%}
+  {%- do dbt_analyze._create_storage_table(name, rebuilt) -%}
+  {#- Each bucket's rows to one task, which writes them as one file sorted by table and run (the
+      table's sort columns): a file and each of its Parquet row groups then hold a range of runs,
+      so the reads by run id (a merge's states, a run's report) still skip the rest of the bucket's
+      history after a compaction. -#}
+  {%- do run_query('insert into ' ~ rebuilt ~ ' select ' ~ values | join(', ') ~ ' from ' ~ table ~ ' distribute by ' ~ dbt_analyze._table_bucket_sql('table_name')) -%}
   {%- set counts = run_query('select (select count(*) from ' ~ table ~ '), (select count(*) from ' ~ rebuilt ~ ')')[0] -%}
   {%- if counts[0] != counts[1] -%}
     {%- do run_query('drop table ' ~ rebuilt) -%}
@@ -198,11 +229,12 @@
 
 {#- Raised whenever a storage table gains a column or an option: older statistics schemas are upgraded in place. -#}
 {% macro _storage_version() %}
-  {{ return('3') }}
+  {{ return('4') }}
 {% endmacro %}
 
-{#- One row per run: started, finished, status (running | succeeded | failed) and its metrics. -#}
-{% macro _analyze_runs_sql() %}
+{#- One row per run: started, finished, status (running | succeeded | failed) and its metrics;
+    of the events that match where (a `where` clause), else of every run. -#}
+{% macro _analyze_runs_sql(where='') %}
   select run_id,
          max(invocation_id) as invocation_id,
          max(table_schema) as table_schema,
@@ -222,6 +254,7 @@
          max(error) as error,
          max(notes) as notes
   from {{ dbt_analyze._storage_relation('analyze_run_events') }}
+  {{ where }}
   group by run_id
 {% endmacro %}
 
@@ -234,8 +267,8 @@
 {% endmacro %}
 
 {% macro _latest_run_id(table) %}
-  {%- set found = run_query('select run_id from (' ~ dbt_analyze._latest_runs_sql() ~ ') where table_schema = ' ~ dbt_analyze._quote_literal(table.schema)
-                            ~ ' and table_name = ' ~ dbt_analyze._quote_literal(table.identifier)) -%}
+  {%- set found = run_query('select max_by(run_id, event_at) from ' ~ dbt_analyze._storage_relation('analyze_run_events')
+                            ~ " where event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table)) -%}
   {{ return(found[0][0] if found else none) }}
 {% endmacro %}
 
