@@ -5,9 +5,8 @@
     which first find every table's latest run. -#}
 {% macro format_statistics(table_name, run_id=none, snapshot_run_id=none) %}
   {%- set parts = table_name.split('.') -%}
-  {%- set table = {'schema': parts[0], 'identifier': parts[1]} -%}
-  {%- set where = (' where run_id = ' ~ dbt_analyze._quote_literal(snapshot_run_id) ~ ' and ' ~ dbt_analyze._table_where_sql(table) if snapshot_run_id
-                   else ' where table_schema = ' ~ dbt_analyze._quote_literal(parts[0]) ~ ' and table_name = ' ~ dbt_analyze._quote_literal(parts[1])) -%}
+  {%- set table_where = ' where ' ~ dbt_analyze._table_where_sql({'schema': parts[0], 'identifier': parts[1]}) -%}
+  {%- set where = table_where ~ (' and run_id = ' ~ dbt_analyze._quote_literal(snapshot_run_id) if snapshot_run_id else '') -%}
   {%- set suffix = '_history' if snapshot_run_id else '' -%}
   {%- set tables = run_query('select partition_spec, row_count, size_bytes, file_count, partition_count, partitions_analyzed, cast(collected_at as string) from '
                              ~ dbt_analyze._storage_relation('table_statistics' ~ suffix) ~ where ~ ' order by partition_spec') -%}
@@ -15,8 +14,7 @@
                               ~ dbt_analyze._storage_relation('column_statistics' ~ suffix) ~ where ~ " and partition_spec = '' order by column_name") -%}
   {%- set lines = ['', 'Statistics of ' ~ table_name] -%}
   {%- set runs = run_query('select status, targets_scanned, partitions_skipped, rows_scanned, bytes_scanned, sketch_bytes, plan_ms, scan_ms, merge_ms, publish_ms, notes from ('
-                           ~ dbt_analyze._analyze_runs_sql(' where ' ~ dbt_analyze._table_where_sql(table)
-                                                           ~ (' and run_id = ' ~ dbt_analyze._quote_literal(run_id) if run_id else ''))
+                           ~ dbt_analyze._analyze_runs_sql(table_where ~ (' and run_id = ' ~ dbt_analyze._quote_literal(run_id) if run_id else ''))
                            ~ ') order by started_at desc limit 1') -%}
   {%- for run in runs -%}
     {%- set steps = [] -%}
