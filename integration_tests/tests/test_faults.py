@@ -93,7 +93,8 @@ def bucketing(spark, table: str) -> dict:
 def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(spark, dbt):
     """Storage version 2 set the committer per write; version 3 keeps it as table options, which
     Spark applies to every write into the table (what keeps concurrent runs from deleting each
-    other's _temporary files); version 4 buckets every table by table_name."""
+    other's _temporary files); version 4 buckets every table by table_name into 64 buckets,
+    version 5 into 8."""
     spark.sql("drop table if exists analytics.upgraded")
     spark.sql("create table analytics.upgraded using parquet as select id as v from range(100)")
     assert analyze(dbt, relation="analytics.upgraded", columns="all").success
@@ -104,12 +105,14 @@ def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(sp
     before = snapshot(spark, others, kinds)
     states_of_others = f"select count(*) from analytics_stats.partition_states where {others}"
     states_before = spark.sql(states_of_others).collect()[0][0]
-    # an older storage: version 2, two of its tables neither bucketed (version 3 and older) nor with the options
-    for table in ("partition_states", "column_statistics_history"):
-        spark.sql(f"create table analytics_stats.{table}_v2 using parquet as select * from analytics_stats.{table}")
+    # an older storage: version 2, two of its tables without the options, one not bucketed
+    # (version 3 and older), one in version 4's 64 buckets
+    for table, bucketed in (("partition_states", ""), ("column_statistics_history", "clustered by (table_name) into 64 buckets")):
+        spark.sql(f"create table analytics_stats.{table}_v2 using parquet {bucketed} as select * from analytics_stats.{table}")
         spark.sql(f"drop table analytics_stats.{table}")
         spark.sql(f"alter table analytics_stats.{table}_v2 rename to analytics_stats.{table}")
-        assert not bucketing(spark, table)
+    assert not bucketing(spark, "partition_states")
+    assert bucketing(spark, "column_statistics_history")["Num Buckets"] == "64"
     spark.sql("alter table analytics_stats.analyze_run_events set tblproperties ('dbt_analyze.storage_version' = '2')")
     temporary = f"{HOME}/spark-warehouse/analytics_stats.db/partition_states/_temporary"
     shutil.rmtree(temporary, ignore_errors=True)
@@ -117,16 +120,16 @@ def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(sp
     spark.sql("insert into analytics.upgraded select 100")
     result = analyze(dbt, relation="analytics.upgraded", columns="all")
     assert result.success, result.error
-    assert "upgraded to storage version 4" in result.log
+    assert "upgraded to storage version 5" in result.log
     for table in ("partition_states", "column_statistics_history"):
         assert "'mapreduce.fileoutputcommitter.cleanup.skipped' = 'true'" in committer_options(spark, table)
     stored = spark.sql("show tblproperties analytics_stats.analyze_run_events ('dbt_analyze.storage_version')").collect()[0][-1]
-    assert stored == "4"
+    assert stored == "5"
     # both rebuilt bucketed, every row in its table's bucket file (the run above added its own states)
     for table in ("partition_states", "column_statistics_history"):
-        assert bucketing(spark, table) == {"Num Buckets": "64", "Bucket Columns": "[`table_name`]"}
+        assert bucketing(spark, table) == {"Num Buckets": "8", "Bucket Columns": "[`table_name`]"}
         misplaced = spark.sql(f"""select count(*) from analytics_stats.{table}
-                                  where cast(regexp_extract(input_file_name(), '_([0-9]{{5}})[.]', 1) as int) <> pmod(hash(table_name), 64)""")
+                                  where cast(regexp_extract(input_file_name(), '_([0-9]{{5}})[.]', 1) as int) <> pmod(hash(table_name), 8)""")
         assert misplaced.collect()[0][0] == 0
     assert spark.sql(states_of_others).collect()[0][0] == states_before
     # the write after the upgrade used the table's options: _temporary was left in place
