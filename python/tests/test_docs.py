@@ -8,7 +8,9 @@ STATISTICS = {
     "tables": [{"table_schema": "analytics", "table_name": "orders", "row_count": 4, "size_bytes": 2048, "file_count": 2,
                 "collected_at": "2026-11-22 07:00:00.000000"}],
     "columns": [{"table_schema": "analytics", "table_name": "orders", "column_name": "amount", "data_type": "double",
-                 "null_count": 1, "distinct_count": 3, "min_value": "1.0", "max_value": "9.5"}],
+                 "null_count": 1, "distinct_count": 3, "min_value": "1.0", "max_value": "9.5", "mean": 4.0, "stddev": 4.924428900898052},
+                {"table_schema": "analytics", "table_name": "orders", "column_name": "code", "data_type": "string",
+                 "null_count": 0, "distinct_count": 4, "min_value": "a", "max_value": "d", "avg_len": 1.0, "max_len": 1}],
     "histograms": [{"table_schema": "analytics", "table_name": "orders", "column_name": "amount", "bin": i,
                     "lower_bound": str(i), "upper_bound": str(i + 1), "row_count": 1.0} for i in range(3)],
     "top_values": [{"table_schema": "analytics", "table_name": "orders", "column_name": "amount", "rank": 1, "value": "1.0", "frequency": 2}],
@@ -42,8 +44,26 @@ def test_statistics_are_added_after_the_users_text():
     assert orders["description"].startswith("Orders, one row each.\n\n" + SECTION)
     assert "**Rows** 4" in orders["description"] and "data:image/svg+xml;base64," in orders["description"]
     assert "Top values: 1.0 (2)" in orders["description"]
+    assert "**Last run** succeeded, 4 rows scanned" in orders["description"]
+    # no boolean column: no true/false columns; mean and standard deviation under the column's heading
+    assert "| column | type | null % | distinct | min | max | avg len | max len |\n" in orders["description"]
+    assert "| code | string | 0.0 | 4 | a | d | 1 | 1 |\n" in orders["description"]
+    assert "#### amount\n\nMean 4 · standard deviation 4.9244\n" in orders["description"]
+    assert "#### code" not in orders["description"], "a column with nothing more to show gets no heading"
     assert orders["columns"]["amount"]["description"].startswith("In euros.\n\nStatistics (dbt_analyze): nulls 25.0%, distinct 3")
     assert catalog["nodes"]["model.shop.orders"]["stats"]["rows"]["value"] == 4
+
+
+def test_boolean_columns_get_true_and_false_counts():
+    manifest, catalog = project()
+    flag = {"table_schema": "analytics", "table_name": "orders", "column_name": "paid", "data_type": "boolean",
+            "null_count": 0, "distinct_count": 2, "min_value": "false", "max_value": "true", "true_count": 3, "false_count": 1}
+    annotate(manifest, catalog, {**STATISTICS, "columns": STATISTICS["columns"] + [flag], "runs": [{**STATISTICS["runs"][0], "rows_scanned": 1}]})
+    description = manifest["nodes"]["model.shop.orders"]["description"]
+    assert "| avg len | max len | true | false |\n" in description
+    assert "| paid | boolean | 0.0 | 2 | false | true |  |  | 3 | 1 |\n" in description
+    assert "| amount | double | 25.0 | 3 | 1.0 | 9.5 |  |  |  |  |\n" in description
+    assert "succeeded, 1 row scanned" in description
 
 
 def test_nodes_without_statistics_are_left_as_they_were():

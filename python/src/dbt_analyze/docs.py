@@ -94,20 +94,28 @@ def model_section(table: Dict[str, Any], columns: List[Dict[str, Any]], histogra
     facts.append(f"**Last analyzed** {escape(str(table.get('collected_at', ''))[:19])} UTC")
     facts.append(f"**Data since** {escape(staleness['status']) if staleness else 'not checked (run analyze_stale)'}")
     if run:
-        facts.append(f"**Last run** {escape(run.get('status'))}, {number(run.get('rows_scanned') or 0)} rows scanned")
+        scanned = run.get("rows_scanned") or 0
+        facts.append(f"**Last run** {escape(run.get('status'))}, {number(scanned)} row{'' if scanned == 1 else 's'} scanned")
     lines = [SECTION, "", " · ".join(facts), ""]
     if columns:
-        lines += ["| column | type | null % | distinct | min | max | avg len | max len | true | false |", "|---|---|---:|---:|---|---|---:|---:|---:|---:|"]
+        # true/false only where the table has a boolean column: a page narrow enough for dbt docs' panel
+        booleans = any(column.get("true_count") is not None for column in columns)
+        header = ["column", "type", "null %", "distinct", "min", "max", "avg len", "max len"] + (["true", "false"] if booleans else [])
+        lines += ["| " + " | ".join(header) + " |", "|---|---|---:|---:|---|---|---:|---:|" + ("---:|---:|" if booleans else "")]
         for column in sorted(columns, key=lambda c: c["column_name"]):
             nulls = column.get("null_count")
             share = f"{100.0 * nulls / rows:.1f}" if rows and nulls is not None else ""
-            lines.append("| " + " | ".join([
-                escape(column["column_name"]), escape(column.get("data_type")), share, number(column.get("distinct_count")),
-                escape(column.get("min_value")), escape(column.get("max_value")), number(column.get("avg_len")),
-                number(column.get("max_len")), number(column.get("true_count")), number(column.get("false_count"))]) + " |")
+            cells = [escape(column["column_name"]), escape(column.get("data_type")), share, number(column.get("distinct_count")),
+                     escape(column.get("min_value")), escape(column.get("max_value")), number(column.get("avg_len")), number(column.get("max_len"))]
+            cells += [number(column.get("true_count")), number(column.get("false_count"))] if booleans else []
+            lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
-    for name in sorted(set(histograms) | set(top_values)):
+    moments = {c["column_name"]: c for c in columns if c.get("mean") is not None}
+    for name in sorted(set(histograms) | set(top_values) | set(moments)):
         lines += [f"#### {escape(name)}", ""]
+        if name in moments:
+            stddev = moments[name].get("stddev")
+            lines += [f"Mean {number(moments[name]['mean'], 4)}" + (f" · standard deviation {number(stddev, 4)}" if stddev is not None else ""), ""]
         if histograms.get(name):
             bins = [(b.get("lower_bound"), b.get("upper_bound"), float(b.get("row_count") or 0)) for b in histograms[name]]
             lines += [image(histogram_svg(bins, title=name), f"histogram of {name}"), ""]
