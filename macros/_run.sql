@@ -84,6 +84,9 @@
 {% macro _run_analyze(args) %}
   {%- set run = dbt_analyze._new_run(args) -%}
   {%- set request = dbt_analyze._fit_to_engine(dbt_analyze._build_request(args, run), run) -%}
+  {#- The plan's time starts once the engine has answered: a run-operation's first statement also
+      starts Spark and its metastore (seconds), which is not planning. -#}
+  {%- set plan_started = modules.datetime.datetime.utcnow() -%}
   {%- set plan = dbt_analyze._plan_target(request, run) -%}
   {%- set table = plan.table -%}
   {%- set name = table.schema ~ '.' ~ table.identifier -%}
@@ -150,7 +153,7 @@
     {{ return(summary) }}
   {%- endif -%}
 
-  {%- set plan_ms = dbt_analyze._elapsed_ms(run.started) -%}
+  {%- set plan_ms = dbt_analyze._elapsed_ms(plan_started) -%}
   {%- do dbt_analyze._write_event(run, 'started', table) -%}
   {%- if not to_scan and not dropped and not request.noscan and states -%}
     {{ log('dbt_analyze: ' ~ name ~ ' unchanged since its last analysis (' ~ skipped | length ~ ' partition(s) skipped)', info=True) }}
