@@ -46,28 +46,41 @@
   {{ return((delta.total_seconds() * 1000) | round | int) }}
 {% endmacro %}
 
-{#- What the statistics tables hold for this table now, without sketches: {spec: {fingerprint,
-    columns: {name: data_type}, sketches, run_ids}} for the newest state of each partition and
-    column, also of partitions and columns dropped or retyped since (run_ids: the runs those
-    states come from, which the merge then reads alone). -#}
-{% macro _read_current_states(plan, run) %}
-  {{ return(dbt_analyze._read_current_states_of([plan], run)[0]) }}
+{#- The file listings and the current states of planned tables, from two queries at once (both
+    only read). Sets each plan's listing and returns, in the plans' order, what the statistics
+    tables hold for each table now, without sketches: {spec: {fingerprint, columns: {name:
+    data_type}, sketches, run_ids}} for the newest state of each partition and column, also of
+    partitions and columns dropped or retyped since (run_ids: the runs those states come from,
+    which the merge then reads alone). -#}
+{% macro _read_listings_and_states(plans, run) %}
+  {%- set tables = plans | map(attribute='table') | list -%}
+  {%- set listing_sql = dbt_analyze._list_files_sql(tables) -%}
+  {%- set states_sql = dbt_analyze._current_states_read_sql(plans, run) -%}
+  {%- set statements = [listing_sql, states_sql] | select | list -%}
+  {%- set results = dbt_analyze._run_independent(statements) -%}
+  {%- for listing in dbt_analyze._parse_listings(tables, results[0] if listing_sql else []) -%}
+    {%- do plans[loop.index0].update({'listing': listing}) -%}
+  {%- endfor -%}
+  {{ return(dbt_analyze._parse_current_states(plans, results[statements | length - 1] if states_sql else [])) }}
 {% endmacro %}
 
-{#- The same for many tables (analyze_stale), from one query, in the plans' order. -#}
-{% macro _read_current_states_of(plans, run) %}
+{#- The query of the current states of the plans' tables (none when there is nothing to read). -#}
+{% macro _current_states_read_sql(plans, run) %}
+  {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it). -#}
+  {%- if not plans or (run.dry_run and 'partition_states' not in dbt_analyze._existing_tables(dbt_analyze._stats_schema())) -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {{ return('select table_schema, table_name, partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches, cast(collected_at as string), run_id from ('
+            ~ dbt_analyze._current_states_sql(plans[0], run.run_id, as_stored=true, tables=plans | map(attribute='table') | list) ~ ')') }}
+{% endmacro %}
+
+{% macro _parse_current_states(plans, rows) %}
   {%- set found = [] -%}
   {%- set position = {} -%}
   {%- for plan in plans -%}
     {%- do found.append({}) -%}
     {%- do position.update({tojson([plan.table.schema, plan.table.identifier]): loop.index0}) -%}
   {%- endfor -%}
-  {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it). -#}
-  {%- if not plans or (run.dry_run and 'partition_states' not in dbt_analyze._existing_tables(dbt_analyze._stats_schema())) -%}
-    {{ return(found) }}
-  {%- endif -%}
-  {%- set rows = run_query('select table_schema, table_name, partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches, cast(collected_at as string), run_id from ('
-                           ~ dbt_analyze._current_states_sql(plans[0], run.run_id, as_stored=true, tables=plans | map(attribute='table') | list) ~ ')') -%}
   {%- for row in rows -%}
     {%- set states = found[position[tojson([row[0], row[1]])]] -%}
     {%- if row[2] not in states -%}{%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none, 'run_ids': []}}) -%}{%- endif -%}
@@ -87,14 +100,14 @@
   {#- The plan's time starts once the engine has answered: a run-operation's first statement also
       starts Spark and its metastore (seconds), which is not planning. -#}
   {%- set plan_started = modules.datetime.datetime.utcnow() -%}
-  {%- set plan = dbt_analyze._plan_target(request, run) -%}
+  {%- set plan = dbt_analyze._plan_target(request, run, list_files=false) -%}
   {%- set table = plan.table -%}
   {%- set name = table.schema ~ '.' ~ table.identifier -%}
   {%- if not run.dry_run -%}{%- do dbt_analyze._ensure_storage() -%}{%- endif -%}
   {#- Runs of this table that succeed from here on are not in this run's merge: see
       _merge_again_after_concurrent_runs. -#}
   {%- set merge_mark = dbt_analyze._server_now() if not run.dry_run else none -%}
-  {%- set states = dbt_analyze._read_current_states(plan, run) -%}
+  {%- set states = dbt_analyze._read_listings_and_states([plan], run)[0] -%}
   {%- set schema_changes = dbt_analyze._schema_changes(table, states) -%}
   {%- for change in schema_changes -%}{{ log('dbt_analyze: ' ~ name ~ ': ' ~ change, info=True) }}{%- endfor -%}
 
@@ -205,26 +218,29 @@
 {% endmacro %}
 
 {#- Runs a merge: caches the current states (unless the scan did), writes the table's snapshot
-    from them (the statements at once: _run_independent) and drops the cache. Returns what the
-    run itself stored: {rows, bytes, sketch_bytes} of its own states. -#}
+    from them and measures what the run itself stored (the statements at once: _run_independent),
+    and drops the cache. Returns {rows, bytes, sketch_bytes} of the run's own states. -#}
 {% macro _execute_merge(merge, run_id) %}
   {%- if merge.cache_sql -%}{%- do run_query(merge.cache_sql) -%}{%- endif -%}
-  {%- set own = run_query("select coalesce(sum(if(column_name = '', row_count, 0)), 0), coalesce(sum(if(column_name = '', size_bytes, 0)), 0),"
-                          ~ ' coalesce(sum(coalesce(length(ndv_sketch), 0) + coalesce(length(quantile_sketch), 0) + coalesce(length(top_values_sketch.sketch), 0)), 0)'
-                          ~ ' from ' ~ merge.states_view ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run_id))[0] -%}
-  {%- do dbt_analyze._run_independent(merge.merge_sqls) -%}
+  {%- set own_sql = "select coalesce(sum(if(column_name = '', row_count, 0)), 0), coalesce(sum(if(column_name = '', size_bytes, 0)), 0),"
+                    ~ ' coalesce(sum(coalesce(length(ndv_sketch), 0) + coalesce(length(quantile_sketch), 0) + coalesce(length(top_values_sketch.sketch), 0)), 0)'
+                    ~ ' from ' ~ merge.states_view ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run_id) -%}
+  {%- set own = dbt_analyze._run_independent([own_sql] + merge.merge_sqls)[0][0] -%}
   {%- do run_query('uncache table if exists ' ~ merge.states_view) -%}
   {%- do run_query('drop view if exists ' ~ merge.states_view) -%}
   {{ return({'rows': own[0] | int, 'bytes': own[1] | int, 'sketch_bytes': own[2] | int}) }}
 {% endmacro %}
 
-{#- Statements that do not depend on each other (each writes its own table), all at once where the
-    connection allows it (dbt-spark's session, through the library), else one after another. -#}
+{#- Statements that do not depend on each other (each writes its own table, or only reads), all
+    at once where the connection allows it (dbt-spark's session, through the library), else one
+    after another. Returns each statement's rows, in the statements' order. -#}
 {% macro _run_independent(statements) %}
-  {%- set concurrent = adapter.dbt_analyze_run_concurrently(statements) if statements | length > 1 and adapter.dbt_analyze_run_concurrently is defined else false -%}
-  {%- if not concurrent -%}
-    {%- for sql in statements -%}{%- do run_query(sql) -%}{%- endfor -%}
+  {%- set results = adapter.dbt_analyze_run_concurrently(statements) if statements | length > 1 and adapter.dbt_analyze_run_concurrently is defined else false -%}
+  {%- if results is sameas false -%}
+    {%- set results = [] -%}
+    {%- for sql in statements -%}{%- do results.append(run_query(sql).rows) -%}{%- endfor -%}
   {%- endif -%}
+  {{ return(results) }}
 {% endmacro %}
 
 {% macro _server_now() %}

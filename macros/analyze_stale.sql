@@ -73,17 +73,15 @@
 
 {#- For each relation, {spec: [status, collected_at]} for the table ('') and each partition, from
     the file listing against the current states; the table is fresh when every partition is. Each
-    relation is planned (describe, partitions); the files and states of all are read at once. -#}
+    relation is planned (describe, partitions); the files and states of all are read at once
+    (two queries, also at once). -#}
 {% macro _table_statuses(relations) %}
   {%- set plans = [] -%}
   {%- for relation in relations -%}
     {%- set run = dbt_analyze._new_run({'relation': relation}) -%}
     {%- do plans.append(dbt_analyze._plan_target(dbt_analyze._build_request({'relation': relation}, run), run, list_files=false)) -%}
   {%- endfor -%}
-  {%- for listing in dbt_analyze._list_files_of(plans | map(attribute='table') | list) -%}
-    {%- do plans[loop.index0].update({'listing': listing}) -%}
-  {%- endfor -%}
-  {%- set all_states = dbt_analyze._read_current_states_of(plans, dbt_analyze._new_run({})) -%}
+  {%- set all_states = dbt_analyze._read_listings_and_states(plans, dbt_analyze._new_run({})) -%}
   {%- set statuses = [] -%}
   {%- for plan in plans -%}
     {%- set states = all_states[loop.index0] -%}

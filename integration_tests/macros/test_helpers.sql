@@ -64,7 +64,11 @@
   {{ log('DETECTED: ' ~ tojson(dbt_analyze._engine_sketch_functions()), info=True) }}
 {% endmacro %}
 
-{#- The package's runner of independent statements, as a merge uses it. -#}
+{#- The package's runner of independent statements, as a merge and a plan use it; logs their rows. -#}
 {% macro run_independent(statements) %}
-  {%- do dbt_analyze._run_independent(statements) -%}
+  {%- set rows = [] -%}
+  {%- for result in dbt_analyze._run_independent(statements) -%}
+    {%- do rows.append(result | map('list') | list) -%}
+  {%- endfor -%}
+  {{ log('ROWS: ' ~ tojson(rows), info=True) }}
 {% endmacro %}

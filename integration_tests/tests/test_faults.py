@@ -63,6 +63,22 @@ def test_a_failing_merge_statement_is_named_after_the_others_ran_to_their_end(sp
     assert spark.table("analytics.independent_b").count() == 2000
 
 
+def test_statements_run_at_once_return_their_rows_in_order(spark, dbt):
+    """A plan reads the file listing and the current states at once, a merge measures the run's own
+    states beside its inserts: each statement's rows come back in the order of the statements."""
+    import json
+
+    spark.sql("drop table if exists analytics.independent_c")
+    statements = ["select id, cast(id * 2 as string) as twice from range(3) order by id",
+                  "create table analytics.independent_c using parquet as select 1 as one",
+                  "select 'only' as word"]
+    result = dbt("run-operation", "run_independent", "--args", json.dumps({"statements": statements}))
+    assert result.success, result.error
+    logged = next(line for line in result.messages if line.startswith("ROWS: "))
+    assert json.loads(logged[len("ROWS: "):]) == [[[0, "0"], [1, "2"], [2, "4"]], [], [["only"]]]
+    assert spark.table("analytics.independent_c").count() == 1
+
+
 def test_a_column_added_on_unchanged_files_is_collected(spark, dbt):
     spark.sql("drop table if exists analytics.evolving")
     spark.sql("create table analytics.evolving (a int, b string, p int) using parquet partitioned by (p)")

@@ -2,8 +2,8 @@
   The plan of one request: which table, which of its partitions, which columns, and which of the
   selected partitions must be scanned (new or changed since their state was taken, by the file
   listing; everything with full=true). Everything is validated here, before anything is written.
-  With list_files=false the caller lists the files (of many tables at once: _list_files_of) and
-  sets plan.listing.
+  With list_files=false the caller lists the files (with the states, and of many tables at once:
+  _read_listings_and_states) and sets plan.listing.
 -#}
 {% macro _plan_target(request, run=none, list_files=true) %}
   {%- set table = dbt_analyze._describe_table(request, run) -%}
@@ -70,15 +70,14 @@
 {#- File count, size and newest modification time per partition, from the file listing of the
     table's location (the binaryFile source lists files and reads none of them). -#}
 {% macro _list_files(table) %}
-  {{ return(dbt_analyze._list_files_of([table])[0]) }}
+  {%- set sql = dbt_analyze._list_files_sql([table]) -%}
+  {{ return(dbt_analyze._parse_listings([table], run_query(sql) if sql else [])[0]) }}
 {% endmacro %}
 
-{#- The listings of many tables, in the tables' order, from one query (one Spark job). -#}
-{% macro _list_files_of(tables) %}
-  {%- set listings = [] -%}
+{#- The listings of many tables from one query (one Spark job); none when no table has a location. -#}
+{% macro _list_files_sql(tables) %}
   {%- set branches = [] -%}
   {%- for table in tables -%}
-    {%- do listings.append({}) -%}
     {%- if table.location -%}
       {%- set depth = table.partition_columns | length -%}
       {%- set spec_sql = "regexp_replace(regexp_extract(path, '([^/]+/){" ~ depth ~ "}[^/]+$', 0), '/[^/]+$', '')" if depth else "''" -%}
@@ -86,12 +85,16 @@
                              ~ dbt_analyze._quote_identifier(table.location)) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- if branches -%}
-    {%- set sql = 'select table_index, partition_spec, count(*) as file_count, sum(length) as size_bytes, cast(max(modificationTime) as string) as modified_at from ('
-                  ~ branches | join(' union all ') ~ ') group by 1, 2' -%}
-    {%- for row in run_query(sql) -%}
-      {%- do listings[row[0] | int].update({row[1]: {'file_count': row[2] | int, 'size_bytes': row[3] | int, 'modified_at': row[4]}}) -%}
-    {%- endfor -%}
-  {%- endif -%}
+  {{ return('select table_index, partition_spec, count(*) as file_count, sum(length) as size_bytes, cast(max(modificationTime) as string) as modified_at from ('
+            ~ branches | join(' union all ') ~ ') group by 1, 2' if branches else none) }}
+{% endmacro %}
+
+{#- Its rows as [{spec: {file_count, size_bytes, modified_at}}], one per table. -#}
+{% macro _parse_listings(tables, rows) %}
+  {%- set listings = [] -%}
+  {%- for table in tables -%}{%- do listings.append({}) -%}{%- endfor -%}
+  {%- for row in rows -%}
+    {%- do listings[row[0] | int].update({row[1]: {'file_count': row[2] | int, 'size_bytes': row[3] | int, 'modified_at': row[4]}}) -%}
+  {%- endfor -%}
   {{ return(listings) }}
 {% endmacro %}

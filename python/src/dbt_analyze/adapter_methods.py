@@ -11,7 +11,8 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   their compiled SQL (``target/compiled``) and their inputs' statistics; see
   :mod:`dbt_analyze.estimate`.
 - ``dbt_analyze_run_concurrently(statements)``: independent statements at once on the session's
-  Spark (session connections); returns False elsewhere, and the macros run them one by one.
+  Spark (session connections), returning each one's rows; False elsewhere, and the macros run
+  them one by one.
 - ``dbt_analyze_one_at_a_time(key, macro, *args)``: ``macro(*args)`` while no other dbt thread of
   this process runs a macro under the same key (first use of the statistics tables).
 - ``dbt_analyze_first_time(key)``: True only the first time this process asks with ``key`` (a
@@ -78,12 +79,13 @@ def dbt_analyze_estimate_statistics(adapter: Any, payload_json: str) -> str:
     return json.dumps({"rows": rows, "messages": messages})
 
 
-def dbt_analyze_run_concurrently(adapter: Any, statements: list[str]) -> bool:
+def dbt_analyze_run_concurrently(adapter: Any, statements: list[str]) -> list[list[tuple]] | bool:
     """Runs statements that do not depend on each other (a merge's inserts, each into its own
-    table, all reading one cached view) at the same time in the session's Spark. On the small
-    inputs of a merge a statement's time is mostly planning, job start and file commit, which
-    overlap; Spark schedules the jobs' tasks side by side. Every statement runs to its end; then
-    the first failure is raised. False (nothing run) when the connection is not a session."""
+    table, all reading one cached view; a plan's reads) at the same time in the session's Spark,
+    and returns each statement's rows, in the statements' order. On the small inputs of a run a
+    statement's time is mostly planning, job start and file commit, which overlap; Spark
+    schedules the jobs' tasks side by side. Every statement runs to its end; then the first
+    failure is raised. False (nothing run) when the connection is not a session."""
     from dbt_analyze.session_submission import is_session
 
     if not is_session(adapter):
@@ -95,20 +97,20 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str]) -> bool:
     spark = SparkSession.builder.getOrCreate()
     logger = AdapterLogger("dbt_analyze")
 
-    def run(sql: str) -> Exception | None:
+    def run(sql: str) -> list[tuple] | Exception:
         logger.debug(f"dbt_analyze: running at once with {len(statements) - 1} other statement(s):\n{sql}")
         try:
-            spark.sql(sql).collect()
+            return [tuple(row) for row in spark.sql(sql).collect()]
         except Exception as error:  # noqa: BLE001 - raised below, after the others have finished
             return error
-        return None
 
     with ThreadPoolExecutor(max_workers=len(statements) or 1, thread_name_prefix="dbt_analyze") as pool:
-        errors = [(sql, error) for sql, error in zip(statements, pool.map(run, statements)) if error is not None]
+        results = list(pool.map(run, statements))
+    errors = [(sql, result) for sql, result in zip(statements, results) if isinstance(result, Exception)]
     if errors:
         sql, error = errors[0]
         raise DbtDatabaseError(f"{error}\n(in: {' '.join(sql.split())[:300]})")
-    return True
+    return results
 
 
 _LOCKS: dict[str, threading.RLock] = {}
