@@ -73,8 +73,8 @@
 
 {#- For each relation, {spec: [status, collected_at]} for the table ('') and each partition, from
     the file listing against the current states; the table is fresh when every partition is. Each
-    relation is planned (describe, partitions); the files and states of all are read at once
-    (two queries, also at once). -#}
+    relation is planned (describe, partitions); the files and the states of all of them are then
+    read by two queries, which run at once. -#}
 {% macro _table_statuses(relations) %}
   {%- set plans = [] -%}
   {%- for relation in relations -%}
