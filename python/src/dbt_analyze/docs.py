@@ -27,6 +27,7 @@ import argparse
 import base64
 import json
 import os
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -36,7 +37,10 @@ from dbt_analyze.histogram_svg import histogram_svg
 
 SECTION = "### Statistics (dbt_analyze)"
 ESTIMATED_SECTION = "### Estimated statistics (dbt_analyze)"
-COLUMN_PREFIX = "Statistics (dbt_analyze): "  # plain text: dbt docs shows column descriptions unrendered in its table
+# A column's line is plain text (dbt docs shows column descriptions unrendered in its table) and
+# leads with its numbers: that table shows a description's first characters only.
+COLUMN_SUFFIX = " (dbt_analyze)"
+COLUMN_LINE = re.compile(r"(nulls [0-9.]+%|distinct |range ).* \(dbt_analyze\)")
 Key = Tuple[str, str]
 
 
@@ -148,7 +152,11 @@ def estimated_section(estimates: List[Dict[str, Any]]) -> str:
 
 
 def column_line(column: Dict[str, Any], rows: Optional[int]) -> str:
-    """The short statistics line added to a column's description."""
+    """The short statistics line added to a column's description.
+
+    >>> column_line({"null_count": 1, "distinct_count": 3, "min_value": "1.0", "max_value": "9.5"}, 4)
+    'nulls 25.0%, distinct 3, range 1.0 … 9.5 (dbt_analyze)'
+    """
     parts = []
     if rows:
         parts.append(f"nulls {100.0 * (column.get('null_count') or 0) / rows:.1f}%")
@@ -156,16 +164,23 @@ def column_line(column: Dict[str, Any], rows: Optional[int]) -> str:
         parts.append(f"distinct {number(column['distinct_count'])}")
     if column.get("min_value") is not None:
         parts.append(f"range {column['min_value'][:40]} … {str(column.get('max_value'))[:40]}")
-    return COLUMN_PREFIX + ", ".join(parts) if parts else ""
+    return ", ".join(parts) + COLUMN_SUFFIX if parts else ""
 
 
 def appended(text: Optional[str], addition: str) -> str:
-    """The user's text kept, ours after it (once: a previous addition is replaced)."""
+    """The user's text kept, ours after it (once: a previous addition is replaced).
+
+    >>> appended(appended("In euros.", "nulls 1.0% (dbt_analyze)"), "nulls 2.0% (dbt_analyze)")
+    'In euros.\\n\\nnulls 2.0% (dbt_analyze)'
+    """
     text = text or ""
-    for heading in (SECTION, ESTIMATED_SECTION, COLUMN_PREFIX):
+    for heading in (SECTION, ESTIMATED_SECTION):
         text = text.split("\n\n" + heading)[0]
-    if text.startswith((SECTION, ESTIMATED_SECTION, COLUMN_PREFIX)):
+    if text.startswith((SECTION, ESTIMATED_SECTION)):
         text = ""
+    paragraphs = text.split("\n\n")
+    if COLUMN_LINE.fullmatch(paragraphs[-1]):
+        text = "\n\n".join(paragraphs[:-1])
     return (text + "\n\n" + addition).strip() if text else addition
 
 
