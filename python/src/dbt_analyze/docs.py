@@ -40,7 +40,7 @@ ESTIMATED_SECTION = "### Estimated statistics (dbt_analyze)"
 # A column's line is plain text (dbt docs shows column descriptions unrendered in its table) and
 # leads with its numbers: that table shows a description's first characters only.
 COLUMN_SUFFIX = " (dbt_analyze)"
-COLUMN_LINE = re.compile(r"(nulls [0-9.]+%|distinct |range ).* \(dbt_analyze\)")
+COLUMN_LINE = re.compile(r"(nulls [0-9.]+%|distinct |range ).*" + re.escape(COLUMN_SUFFIX))
 Key = Tuple[str, str]
 
 
