@@ -8,14 +8,16 @@
   {%- set table_where = ' where ' ~ dbt_analyze._table_where_sql({'schema': parts[0], 'identifier': parts[1]}) -%}
   {%- set where = table_where ~ (' and run_id = ' ~ dbt_analyze._quote_literal(snapshot_run_id) if snapshot_run_id else '') -%}
   {%- set suffix = '_history' if snapshot_run_id else '' -%}
-  {%- set tables = run_query('select partition_spec, row_count, size_bytes, file_count, partition_count, partitions_analyzed, cast(collected_at as string) from '
-                             ~ dbt_analyze._storage_relation('table_statistics' ~ suffix) ~ where ~ ' order by partition_spec') -%}
-  {%- set columns = run_query('select column_name, data_type, null_count, distinct_count, min_value, max_value, round(avg_len, 2), max_len, true_count, false_count, round(mean, 4), round(stddev, 4) from '
-                              ~ dbt_analyze._storage_relation('column_statistics' ~ suffix) ~ where ~ " and partition_spec = '' order by column_name") -%}
+  {#- Three reads, at once where the connection allows it. -#}
+  {%- set tables, columns, runs = dbt_analyze._run_independent([
+        'select partition_spec, row_count, size_bytes, file_count, partition_count, partitions_analyzed, cast(collected_at as string) from '
+          ~ dbt_analyze._storage_relation('table_statistics' ~ suffix) ~ where ~ ' order by partition_spec',
+        'select column_name, data_type, null_count, distinct_count, min_value, max_value, round(avg_len, 2), max_len, true_count, false_count, round(mean, 4), round(stddev, 4) from '
+          ~ dbt_analyze._storage_relation('column_statistics' ~ suffix) ~ where ~ " and partition_spec = '' order by column_name",
+        'select status, targets_scanned, partitions_skipped, rows_scanned, bytes_scanned, sketch_bytes, plan_ms, scan_ms, merge_ms, publish_ms, notes from ('
+          ~ dbt_analyze._analyze_runs_sql(table_where ~ (' and run_id = ' ~ dbt_analyze._quote_literal(run_id) if run_id else ''))
+          ~ ') order by started_at desc limit 1']) -%}
   {%- set lines = ['', 'Statistics of ' ~ table_name] -%}
-  {%- set runs = run_query('select status, targets_scanned, partitions_skipped, rows_scanned, bytes_scanned, sketch_bytes, plan_ms, scan_ms, merge_ms, publish_ms, notes from ('
-                           ~ dbt_analyze._analyze_runs_sql(table_where ~ (' and run_id = ' ~ dbt_analyze._quote_literal(run_id) if run_id else ''))
-                           ~ ') order by started_at desc limit 1') -%}
   {%- for run in runs -%}
     {%- set steps = [] -%}
     {%- for step, ms in [('plan', run[6]), ('scan', run[7]), ('merge', run[8]), ('publish', run[9])] if ms is not none -%}
