@@ -151,8 +151,9 @@
     {%- set spread = dbt_analyze._states_spread(to_scan | length, scan_columns | length) -%}
     {#- One Spark partition is reached without a shuffle (the scan's aggregate ends in a shuffle). -#}
     {%- set hint = 'COALESCE(1)' if spread == 1 else 'REPARTITION(' ~ spread ~ ', partition_spec, column_name)' -%}
-    {%- set scan_sqls = ['cache table ' ~ merge.states_view ~ ' as select /*+ ' ~ hint ~ ' */ * from (' ~ states_sql ~ ')'] -%}
-    {%- do merge.update({'cache_sql': none, 'merge_sqls': [store_sql ~ ' select * from ' ~ merge.states_view] + merge.merge_sqls}) -%}
+    {%- set scan_sqls = [] -%}
+    {%- do merge.update({'states_sql': 'select /*+ ' ~ hint ~ ' */ * from (' ~ states_sql ~ ')', 'cached_by_scan': true,
+                         'merge_sqls': [store_sql ~ ' select * from ' ~ merge.states_view] + merge.merge_sqls}) -%}
   {%- else -%}
     {%- set scan_sqls = [store_sql ~ '\n' ~ states_sql] if to_scan else [] -%}
   {%- endif -%}
@@ -160,8 +161,8 @@
                      'columns': scan_columns | map(attribute='name') | list} -%}
   {%- if run.dry_run -%}
     {{ log('-- dbt_analyze dry run for ' ~ name ~ ': scan ' ~ to_scan | length ~ ' partition(s), skip ' ~ skipped | length, info=True) }}
-    {%- set statements = scan_sqls + ([merge.cache_sql] if merge.cache_sql else []) + merge.merge_sqls -%}
-    {{ log(('' if scan_sqls else '-- nothing to scan;\n') ~ statements | join(';\n') ~ ';', info=True) }}
+    {%- set statements = scan_sqls + ['cache table ' ~ merge.states_view ~ ' as ' ~ merge.states_sql] + merge.merge_sqls -%}
+    {{ log(('' if to_scan else '-- nothing to scan;\n') ~ statements | join(';\n') ~ ';', info=True) }}
     {%- do summary.update({'sql': statements}) -%}
     {{ return(summary) }}
   {%- endif -%}
@@ -184,6 +185,7 @@
     {{ log('dbt_analyze: scanning ' ~ name ~ ': ' ~ (to_scan | length) ~ ' of ' ~ (plan.all_partitions | length) ~ ' partition(s), '
            ~ scan_columns | length ~ ' column(s)' ~ (' [' ~ scan_columns | map(attribute='name') | join(', ') ~ ']' if scan_columns else ''), info=True) }}
     {%- for sql in scan_sqls -%}{%- do run_query(sql) -%}{%- endfor -%}
+    {%- if merge.cached_by_scan -%}{%- do dbt_analyze._cache_view(merge.states_view, merge.states_sql) -%}{%- endif -%}
   {%- endif -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set merge_started = modules.datetime.datetime.utcnow() -%}
@@ -206,13 +208,14 @@
   {{ return(summary) }}
 {% endmacro %}
 
-{#- The merge of a run: the current states are read once (a cached temporary view named after the
-    run) and every merge statement reads them from there. With run_ids, the states of those runs
-    and of this one are read (see _current_states_sql); without, of every succeeded run. -#}
+{#- The merge of a run: the current states are read once (states_sql, cached as a temporary view
+    named after the run) and every merge statement reads them from there. With run_ids, the states
+    of those runs and of this one are read (see _current_states_sql); without, of every succeeded
+    run. A scan of every partition caches itself as the states instead (cached_by_scan). -#}
 {% macro _merge_statements(plan, run_id, with_sketch_statistics, run_ids=none) %}
   {%- set states_view = dbt_analyze._quote_identifier('dbt_analyze_states_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run_id)) -%}
-  {{ return({'states_view': states_view,
-             'cache_sql': 'cache table ' ~ states_view ~ ' as ' ~ dbt_analyze._current_states_sql(plan, run_id, with_sketches=true, run_ids=run_ids),
+  {{ return({'states_view': states_view, 'cached_by_scan': false,
+             'states_sql': dbt_analyze._current_states_sql(plan, run_id, with_sketches=true, run_ids=run_ids),
              'merge_sqls': dbt_analyze._merge_sql(plan, run_id, states_view)
                            + (dbt_analyze._sketch_statistics_sql(plan, run_id, states_view) if with_sketch_statistics else [])}) }}
 {% endmacro %}
@@ -221,7 +224,7 @@
     from them and measures what the run itself stored (the statements at once: _run_independent),
     and drops the cache. Returns {rows, bytes, sketch_bytes} of the run's own states. -#}
 {% macro _execute_merge(merge, run_id) %}
-  {%- if merge.cache_sql -%}{%- do run_query(merge.cache_sql) -%}{%- endif -%}
+  {%- if not merge.cached_by_scan -%}{%- do dbt_analyze._cache_view(merge.states_view, merge.states_sql) -%}{%- endif -%}
   {%- set own_sql = "select coalesce(sum(if(column_name = '', row_count, 0)), 0), coalesce(sum(if(column_name = '', size_bytes, 0)), 0),"
                     ~ ' coalesce(sum(coalesce(length(ndv_sketch), 0) + coalesce(length(quantile_sketch), 0) + coalesce(length(top_values_sketch.sketch), 0)), 0)'
                     ~ ' from ' ~ merge.states_view ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run_id) -%}
@@ -241,6 +244,14 @@
     {%- for sql in statements -%}{%- do results.append(run_query(sql).rows) -%}{%- endfor -%}
   {%- endif -%}
   {{ return(results) }}
+{% endmacro %}
+
+{#- select_sql's rows cached as the temporary view `view`. On dbt-spark's session the library makes
+    the view from a DataFrame, whose analyzed plan Spark keeps; a view made in SQL keeps its text,
+    which every statement that reads the view analyzes again (0.07-0.12 s for the current states). -#}
+{% macro _cache_view(view, select_sql) %}
+  {%- set cached = adapter.dbt_analyze_cache_view(view, select_sql) if adapter.dbt_analyze_cache_view is defined else false -%}
+  {%- if not cached -%}{%- do run_query('cache table ' ~ view ~ ' as ' ~ select_sql) -%}{%- endif -%}
 {% endmacro %}
 
 {% macro _server_now() %}

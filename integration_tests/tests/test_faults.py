@@ -79,6 +79,36 @@ def test_statements_run_at_once_return_their_rows_in_order(spark, dbt):
     assert spark.table("analytics.independent_c").count() == 1
 
 
+def test_the_merge_states_view_keeps_its_analyzed_plan(spark, dbt):
+    """On a session the merge's states view is made from a DataFrame, which keeps the plan its
+    query had when it was cached: reading the view does not analyze the query again (a view made
+    in SQL keeps its text and would, every time; here it would find the redefined source)."""
+    import json
+
+    spark.sql("create or replace temp view probe_source as select * from values (1), (2) as t(x)")
+    result = dbt("run-operation", "cache_view", "--args", json.dumps({"view": "cached_probe", "select_sql": "select x * 10 as x from probe_source"}))
+    assert result.success, result.error
+    try:
+        assert any("dbt_analyze: caching as `cached_probe`" in m for m in result.messages)
+        assert spark.catalog.isCached("cached_probe")
+        spark.sql("create or replace temp view probe_source as select * from values (3) as t(x)")
+        assert sorted(r["x"] for r in spark.sql("select x from cached_probe").collect()) == [10, 20]
+    finally:
+        spark.sql("drop view if exists cached_probe")
+        spark.sql("drop view if exists probe_source")
+
+
+def test_a_cached_view_whose_query_fails_is_named_in_the_error(spark, dbt):
+    """A scan of every partition is cached as the merge's states: when it fails, dbt's error says
+    why and in which statement, as for any other statement of a run."""
+    import json
+
+    result = dbt("run-operation", "cache_view", "--args", json.dumps({"view": "failing_probe", "select_sql": "select assert_true(id < 2) as ok from range(5)"}))
+    assert not result.success
+    assert "id < 2" in result.error and "(in: select assert_true(id < 2) as ok from range(5))" in result.error
+    spark.sql("drop view if exists failing_probe")
+
+
 def test_a_column_added_on_unchanged_files_is_collected(spark, dbt):
     spark.sql("drop table if exists analytics.evolving")
     spark.sql("create table analytics.evolving (a int, b string, p int) using parquet partitioned by (p)")

@@ -109,7 +109,7 @@ def test_the_merge_reads_the_states_of_current_runs_only(spark, dbt, visits):
     assert result.success, result.error
     assert "1 of 3 partition(s)" in result.log
     new_run = (set(runs()) - set(before)).pop()
-    [cache] = [m for m in result.messages if m.startswith("On macro_analyze_table:") and "cache table" in m and "uncache" not in m]
+    [cache] = [m for m in result.messages if "dbt_analyze: caching as " in m]  # the states the merge reads
     read = set(re.search(r"s\.run_id in \(([^)]*)\)", cache).group(1).replace("'", "").split(", "))
     assert read == {current[0]["run_id"], new_run}
     assert_merge_equals_scan(spark, T)

@@ -13,6 +13,9 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
 - ``dbt_analyze_run_concurrently(statements)``: independent statements at once on the session's
   Spark (session connections), returning each one's rows; False elsewhere, and the macros run
   them one by one.
+- ``dbt_analyze_cache_view(view, select_sql)``: ``select_sql``'s rows cached as the temporary
+  view ``view``, made from a DataFrame (session connections); False elsewhere, and the macros
+  run ``CACHE TABLE view AS select_sql``.
 - ``dbt_analyze_one_at_a_time(key, macro, *args)``: ``macro(*args)`` while no other dbt thread of
   this process runs a macro under the same key (first use of the statistics tables).
 - ``dbt_analyze_first_time(key)``: True only the first time this process asks with ``key`` (a
@@ -113,6 +116,30 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str]) -> list[li
     return results
 
 
+def dbt_analyze_cache_view(adapter: Any, view: str, select_sql: str) -> bool:
+    """Caches ``select_sql``'s rows as the temporary view ``view`` (a quoted name), as
+    ``CACHE TABLE view AS select_sql`` would, but made from a DataFrame: Spark keeps such a view's
+    analyzed plan. A view made in SQL keeps its text, which Spark analyzes again in every
+    statement that reads the view: for a merge's current states about 0.1 s each time, and a
+    merge reads them seven or eight times. False (nothing done) when the connection is not a session."""
+    from dbt_analyze.session_submission import is_session
+
+    if not is_session(adapter):
+        return False
+    from dbt.adapters.events.logging import AdapterLogger
+    from dbt_common.exceptions import DbtDatabaseError
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.getOrCreate()
+    AdapterLogger("dbt_analyze").debug(f"dbt_analyze: caching as {view}:\n{select_sql}")
+    try:
+        spark.sql(select_sql).createOrReplaceTempView(view)
+        spark.sql(f"cache table {view}")
+    except Exception as error:  # noqa: BLE001 - reported as dbt reports a failed statement
+        raise DbtDatabaseError(f"{error}\n(in: {' '.join(select_sql.split())[:300]})") from error
+    return True
+
+
 _LOCKS: dict[str, threading.RLock] = {}
 _LOCKS_LOCK = threading.Lock()
 
@@ -147,7 +174,7 @@ def dbt_analyze_first_time(adapter: Any, key: str) -> bool:
 
 
 METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text, dbt_analyze_estimate_statistics,
-           dbt_analyze_run_concurrently, dbt_analyze_one_at_a_time, dbt_analyze_first_time)
+           dbt_analyze_run_concurrently, dbt_analyze_cache_view, dbt_analyze_one_at_a_time, dbt_analyze_first_time)
 
 
 def register() -> bool:
