@@ -229,7 +229,7 @@
                     ~ ' coalesce(sum(coalesce(length(ndv_sketch), 0) + coalesce(length(quantile_sketch), 0) + coalesce(length(top_values_sketch.sketch), 0)), 0)'
                     ~ ' from ' ~ merge.states_view ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run_id) -%}
   {%- set own = dbt_analyze._run_independent([own_sql] + merge.merge_sqls)[0][0] -%}
-  {%- do run_query('uncache table if exists ' ~ merge.states_view) -%}
+  {#- Dropping a temporary view also drops its cache. -#}
   {%- do run_query('drop view if exists ' ~ merge.states_view) -%}
   {{ return({'rows': own[0] | int, 'bytes': own[1] | int, 'sketch_bytes': own[2] | int}) }}
 {% endmacro %}

@@ -98,6 +98,18 @@ def test_the_merge_states_view_keeps_its_analyzed_plan(spark, dbt):
         spark.sql("drop view if exists probe_source")
 
 
+def test_a_run_leaves_no_cached_states_behind(spark, dbt):
+    """The merge's states view and its cache end with the run (dropping the view drops its cache)."""
+    spark.sql("drop table if exists analytics.cache_free")
+    spark.sql("create table analytics.cache_free (v int, p int) using parquet partitioned by (p)")
+    spark.sql("insert into analytics.cache_free values (1, 1), (2, 2)")
+    assert analyze(dbt, relation="analytics.cache_free", columns="all").success  # the scan is the states view
+    spark.sql("insert into analytics.cache_free values (3, 2)")
+    assert analyze(dbt, relation="analytics.cache_free", columns="all").success  # the states are read into it
+    assert not [r for r in rows(spark, "show views") if r["viewName"].startswith("dbt_analyze_states_")]
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+
+
 def test_a_cached_view_whose_query_fails_is_named_in_the_error(spark, dbt):
     """A scan of every partition is cached as the merge's states: when it fails, dbt's error says
     why and in which statement, as for any other statement of a run."""
