@@ -82,6 +82,13 @@ def dbt_analyze_estimate_statistics(adapter: Any, payload_json: str) -> str:
     return json.dumps({"rows": rows, "messages": messages})
 
 
+def _statement_error(error: Exception, sql: str) -> Exception:
+    """A failed statement's error as dbt reports a database error, with the statement's start."""
+    from dbt_common.exceptions import DbtDatabaseError
+
+    return DbtDatabaseError(f"{error}\n(in: {' '.join(sql.split())[:300]})")
+
+
 def dbt_analyze_run_concurrently(adapter: Any, statements: list[str]) -> list[list[tuple]] | bool:
     """Runs statements that do not depend on each other (a merge's inserts, each into its own
     table, all reading one cached view; a plan's reads) at the same time in the session's Spark,
@@ -94,7 +101,6 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str]) -> list[li
     if not is_session(adapter):
         return False
     from dbt.adapters.events.logging import AdapterLogger
-    from dbt_common.exceptions import DbtDatabaseError
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.getOrCreate()
@@ -112,7 +118,7 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str]) -> list[li
     errors = [(sql, result) for sql, result in zip(statements, results) if isinstance(result, Exception)]
     if errors:
         sql, error = errors[0]
-        raise DbtDatabaseError(f"{error}\n(in: {' '.join(sql.split())[:300]})")
+        raise _statement_error(error, sql)
     return results
 
 
@@ -127,7 +133,6 @@ def dbt_analyze_cache_view(adapter: Any, view: str, select_sql: str) -> bool:
     if not is_session(adapter):
         return False
     from dbt.adapters.events.logging import AdapterLogger
-    from dbt_common.exceptions import DbtDatabaseError
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.getOrCreate()
@@ -136,7 +141,7 @@ def dbt_analyze_cache_view(adapter: Any, view: str, select_sql: str) -> bool:
         spark.sql(select_sql).createOrReplaceTempView(view)
         spark.sql(f"cache table {view}")
     except Exception as error:  # noqa: BLE001 - reported as dbt reports a failed statement
-        raise DbtDatabaseError(f"{error}\n(in: {' '.join(select_sql.split())[:300]})") from error
+        raise _statement_error(error, select_sql) from error
     return True
 
 
