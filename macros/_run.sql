@@ -100,7 +100,7 @@
   {#- The plan's time starts once the engine has answered: a run-operation's first statement also
       starts Spark and its metastore (seconds), which is not planning. -#}
   {%- set plan_started = modules.datetime.datetime.utcnow() -%}
-  {%- set plan = dbt_analyze._plan_target(request, run, list_files=false) -%}
+  {%- set plan = dbt_analyze._plan_target(request, run) -%}
   {%- set table = plan.table -%}
   {%- set name = table.schema ~ '.' ~ table.identifier -%}
   {%- if not run.dry_run -%}{%- do dbt_analyze._ensure_storage() -%}{%- endif -%}

@@ -79,7 +79,7 @@
   {%- set plans = [] -%}
   {%- for relation in relations -%}
     {%- set run = dbt_analyze._new_run({'relation': relation}) -%}
-    {%- do plans.append(dbt_analyze._plan_target(dbt_analyze._build_request({'relation': relation}, run), run, list_files=false)) -%}
+    {%- do plans.append(dbt_analyze._plan_target(dbt_analyze._build_request({'relation': relation}, run), run)) -%}
   {%- endfor -%}
   {%- set all_states = dbt_analyze._read_listings_and_states(plans, dbt_analyze._new_run({})) -%}
   {%- set statuses = [] -%}

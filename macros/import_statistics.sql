@@ -29,7 +29,7 @@
   {%- set plans = [] -%}
   {%- for entry in parsed.tables -%}
     {%- set name = entry.schema ~ '.' ~ entry.table -%}
-    {%- set plan = dbt_analyze._plan_target(dbt_analyze._build_request({'relation': name, 'dry_run': true})) -%}
+    {%- set plan = dbt_analyze._plan_target(dbt_analyze._build_request({'relation': name, 'dry_run': true}), list_files=true) -%}
     {%- set here = {} -%}
     {%- for column in plan.table.data_columns -%}{%- do here.update({column.name: column.data_type}) -%}{%- endfor -%}
     {%- for column, data_type in entry.columns.items() if column in here and here[column] != data_type -%}

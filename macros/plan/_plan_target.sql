@@ -2,10 +2,10 @@
   The plan of one request: which table, which of its partitions, which columns, and which of the
   selected partitions must be scanned (new or changed since their state was taken, by the file
   listing; everything with full=true). Everything is validated here, before anything is written.
-  With list_files=false the caller lists the files (with the states, and of many tables at once:
-  _read_listings_and_states) and sets plan.listing.
+  With list_files the plan lists the table's files itself; else the caller that needs them lists
+  them (with the states, and of many tables at once: _read_listings_and_states) and sets plan.listing.
 -#}
-{% macro _plan_target(request, run=none, list_files=true) %}
+{% macro _plan_target(request, run=none, list_files=false) %}
   {%- set table = dbt_analyze._describe_table(request, run) -%}
   {%- set plan = {'table': table, 'request': request} -%}
 
