@@ -161,7 +161,7 @@
                      'columns': scan_columns | map(attribute='name') | list} -%}
   {%- if run.dry_run -%}
     {{ log('-- dbt_analyze dry run for ' ~ name ~ ': scan ' ~ to_scan | length ~ ' partition(s), skip ' ~ skipped | length, info=True) }}
-    {%- set statements = scan_sqls + ['cache table ' ~ merge.states_view ~ ' as ' ~ merge.states_sql] + merge.merge_sqls -%}
+    {%- set statements = scan_sqls + [dbt_analyze._cache_view_sql(merge.states_view, merge.states_sql)] + merge.merge_sqls -%}
     {{ log(('' if to_scan else '-- nothing to scan;\n') ~ statements | join(';\n') ~ ';', info=True) }}
     {%- do summary.update({'sql': statements}) -%}
     {{ return(summary) }}
@@ -251,7 +251,12 @@
     which every statement that reads the view analyzes again (0.07-0.12 s for the current states). -#}
 {% macro _cache_view(view, select_sql) %}
   {%- set cached = adapter.dbt_analyze_cache_view(view, select_sql) if adapter.dbt_analyze_cache_view is defined else false -%}
-  {%- if not cached -%}{%- do run_query('cache table ' ~ view ~ ' as ' ~ select_sql) -%}{%- endif -%}
+  {%- if not cached -%}{%- do run_query(dbt_analyze._cache_view_sql(view, select_sql)) -%}{%- endif -%}
+{% endmacro %}
+
+{#- The same in SQL (the Thrift path, and what a dry run prints). -#}
+{% macro _cache_view_sql(view, select_sql) %}
+  {{ return('cache table ' ~ view ~ ' as ' ~ select_sql) }}
 {% endmacro %}
 
 {% macro _server_now() %}
