@@ -343,7 +343,8 @@
     Parquet answers from file footers. Partitions smaller than the sample are scanned whole. -#}
 {% macro _plan_sample(plan, specs, sample) %}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
-  {%- set counts = run_query('select ' ~ spec_sql ~ ', count(1) from ' ~ plan.table.quoted ~ ' ' ~ dbt_analyze._scan_filter_sql(plan, specs, none)
+  {#- The spec is named: dbt reads a column without a name (an unpartitioned table's spec '') as None. -#}
+  {%- set counts = run_query('select ' ~ spec_sql ~ ' as partition_spec, count(1) from ' ~ plan.table.quoted ~ ' ' ~ dbt_analyze._scan_filter_sql(plan, specs, none)
                              ~ dbt_analyze._group_by_partitions_sql(plan.table)) -%}
   {%- set exact_rows = {} -%}
   {%- set fractions = {} -%}

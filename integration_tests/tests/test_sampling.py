@@ -38,6 +38,19 @@ def test_rows_sample_scans_small_partitions_whole(spark, dbt):
     assert column_stats(spark, "analytics.sampled_rows", "p=1")["id"]["distinct_count"] == 500
 
 
+def test_an_unpartitioned_table_is_sampled_too(spark, dbt):
+    spark.sql("drop table if exists analytics.sampled_whole")
+    spark.sql("create table analytics.sampled_whole using parquet as select id, id % 1000 as k from range(100000)")
+    result = analyze(dbt, relation="analytics.sampled_whole", columns="all", sample={"percent": 10})
+    assert result.success, result.error
+    assert table_stats(spark, "analytics.sampled_whole")[""]["row_count"] == 100000  # exact
+    state = rows(spark, "select sample_rows, singletons from analytics_stats.partition_states where table_name = 'sampled_whole' and column_name = 'k'")
+    assert len(state) == 1 and 8000 <= state[0]["sample_rows"] <= 12000 and state[0]["singletons"] is not None, state
+    stats = column_stats(spark, "analytics.sampled_whole")["k"]
+    assert stats["sampled"] and abs(stats["distinct_count"] - 1000) <= 50
+
+
 def test_bad_sample_is_refused(dbt):
     result = analyze(dbt, relation=T, sample={"percent": 0})
     assert not result.success and "sample percent must be a number in (0, 100]" in result.error
+
