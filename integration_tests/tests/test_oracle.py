@@ -118,3 +118,51 @@ def test_ndv_within_two_percent_on_a_million_distinct_values(spark, dbt):
     stats = column_stats(spark, "analytics.million")
     for column in ("id", "s", "d"):
         assert abs(stats[column]["distinct_count"] - 1_000_000) / 1_000_000 <= 0.02, (column, stats[column]["distinct_count"])
+
+
+def test_spark4_string_types_are_counted_under_their_collation(spark, dbt):
+    """Collated strings (Spark 4): values equal under the collation are one distinct value and one
+    top value, in each partition and in the merge; char and varchar lengths are Spark's; variant
+    and ANSI interval columns get null counts, where Spark's ANALYZE refuses them."""
+    table = "analytics.spark4_strings"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"""create table {table} (lcase string collate UTF8_LCASE, ci_ai string collate UNICODE_CI_AI,
+                    fixed char(3), bounded varchar(5), v variant, span interval day to second, p int)
+                  using parquet partitioned by (p)""")
+    spark.sql(f"""insert into {table} values
+        ('a', 'É', 'ab', 'x', parse_json('1'), interval '1 00:00:00' day to second, 1), ('A', 'e', 'ab ', 'xyz', null, null, 1),
+        ('b', 'é', null, 'xy', parse_json('[1]'), interval '0 02:00:00' day to second, 1), ('', 'x', 'c', '', null, interval '1 00:00:00' day to second, 1),
+        ('B', 'E', 'c', 'Z', null, null, 2), ('b', 'ë', 'de', 'Z', parse_json('"s"'), null, 2), ('a', null, 'c', 'zz', null, null, 2)""")
+    result = analyze(dbt, relation=table, columns="all")
+    assert result.success, result.error
+    spark.sql(f"analyze table {table} compute statistics for columns lcase, ci_ai, fixed, bounded")
+
+    for spec, where in (("", "true"), ("p=1", "p = 1"), ("p=2", "p = 2")):
+        stats = column_stats(spark, table, spec)
+        for column in ("lcase", "ci_ai", "fixed", "bounded"):
+            exact = rows(spark, f"""select count(distinct {column}) as ndv, cast(min({column}) as string) as lo,
+                                           cast(max({column}) as string) as hi from {table} where {where}""")[0]
+            assert stats[column]["distinct_count"] == exact["ndv"], (spec, column)
+            # equal under the collation ('É' and 'E' are the same minimum under UNICODE_CI_AI)
+            for ours, theirs in ((stats[column]["min_value"], exact["lo"]), (stats[column]["max_value"], exact["hi"])):
+                assert rows(spark, f"select {equal_under_type_sql(spark, table, column, ours, theirs)} as same")[0]["same"], (spec, column, ours, theirs)
+            ours_top = {r["value"]: r["frequency"] for r in rows(spark, f"""select value, frequency from analytics_stats.column_top_values
+                         where table_name = 'spark4_strings' and partition_spec = '{spec}' and column_name = '{column}'""")}
+            exact_top = rows(spark, f"select count(*) as n from {table} where {where} and {column} is not null group by {column} order by n desc")
+            assert sorted(ours_top.values(), reverse=True) == [r["n"] for r in exact_top], (spec, column, ours_top)
+
+    whole = column_stats(spark, table)
+    for column in ("lcase", "ci_ai", "fixed", "bounded"):
+        theirs = spark_column_stat(spark, table, column)
+        assert whole[column]["distinct_count"] == int(theirs["distinct_count"]), column
+        assert whole[column]["null_count"] == int(theirs["num_nulls"])
+        assert whole[column]["max_len"] == int(theirs["max_col_len"])
+        assert math.ceil(whole[column]["avg_len"]) == int(theirs["avg_col_len"])
+    assert (whole["v"]["null_count"], whole["span"]["null_count"]) == (4, 4)
+
+
+def equal_under_type_sql(spark, table: str, column: str, ours: str, theirs: str) -> str:
+    """SQL that is true when two values are equal under the column's type (its collation)."""
+    data_type = next(f.dataType.simpleString() for f in spark.table(table).schema.fields if f.name == column)
+    literal = lambda value: "null" if value is None else "'" + value.replace("'", "''") + "'"  # noqa: E731
+    return f"cast({literal(ours)} as {data_type}) <=> cast({literal(theirs)} as {data_type})"

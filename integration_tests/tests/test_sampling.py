@@ -54,3 +54,16 @@ def test_bad_sample_is_refused(dbt):
     result = analyze(dbt, relation=T, sample={"percent": 0})
     assert not result.success and "sample percent must be a number in (0, 100]" in result.error
 
+
+def test_a_sampled_collated_column_counts_singletons_under_its_collation(spark, dbt):
+    # every value twice under UTF8_LCASE ('v1' and 'V1'): a 99% sample sees few values once (about 2% of them);
+    # byte by byte, every value would be a singleton
+    spark.sql("drop table if exists analytics.sampled_collated")
+    spark.sql("""create table analytics.sampled_collated (s string collate UTF8_LCASE) using parquet""")
+    spark.sql("insert into analytics.sampled_collated select concat(c, id) from range(1000) cross join values ('v'), ('V') t(c)")
+    result = analyze(dbt, relation="analytics.sampled_collated", columns="all", sample={"percent": 99})
+    assert result.success, result.error
+    state = rows(spark, """select singletons, sample_rows from analytics_stats.partition_states
+                           where table_name = 'sampled_collated' and column_name = 's'""")
+    assert len(state) == 1 and state[0]["singletons"] <= 60 and state[0]["sample_rows"] >= 1900, state
+    assert abs(column_stats(spark, "analytics.sampled_collated")["s"]["distinct_count"] - 1000) <= 20

@@ -60,7 +60,7 @@
   {%- set branches = [] -%}
   {%- for data_type in data_types | unique -%}
     {%- set category = dbt_analyze._type_category(data_type) -%}
-    {%- if category == 'string' -%}
+    {%- if category == 'string' and not dbt_analyze._collation(data_type) -%}
       {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ agg ~ '(' ~ field ~ ')') -%}
     {%- elif category in dbt_analyze._ordered_categories() -%}
       {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(' ~ agg ~ '(try_cast(' ~ field ~ ' as ' ~ data_type ~ ')) as string)') -%}

@@ -45,6 +45,19 @@
   {{ return('cast(split(' ~ dbt_analyze._quote_literal(literals | join(',')) ~ ", ',') as array<double>)") }}
 {% endmacro %}
 
+{#- The k most common values of the merged top-k sketches (a group's states are of one data type).
+    A state keeps its items as plain strings: the sketches of a collated column are read back
+    under its collation, so that values equal under it merge into one. -#}
+{% macro _top_values_sql(data_types, tracked, k) %}
+  {%- set merged = 'approx_top_k_estimate(approx_top_k_combine(top_values_sketch, ' ~ tracked ~ '), ' ~ k ~ ')' -%}
+  {%- set branches = [] -%}
+  {%- for data_type in data_types | unique if dbt_analyze._collation(data_type) -%}
+    {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(approx_top_k_estimate(approx_top_k_combine(cast(top_values_sketch as '
+                           ~ dbt_analyze._top_values_sketch_type(data_type) ~ '), ' ~ tracked ~ '), ' ~ k ~ ') as array<struct<item:string,count:bigint>>)') -%}
+  {%- endfor -%}
+  {{ return('case data_type ' ~ branches | join(' ') ~ ' else ' ~ merged ~ ' end' if branches else merged) }}
+{% endmacro %}
+
 {% macro _sketch_statistics_sql(plan, run_id, states) %}
   {%- set table = plan.table -%}
   {%- set data_types = table.data_columns | map(attribute='data_type') | list -%}
@@ -130,7 +143,7 @@
   from (
     select * from (
       select {{ spec }} as partition_spec, column_name, {{ 'grouping(partition_spec)' if partitioned else '1' }} as is_table,
-             count(*) as partitions, approx_top_k_estimate(approx_top_k_combine(top_values_sketch, {{ tracked }}), {{ top_k + 1 }}) as top
+             count(*) as partitions, {{ dbt_analyze._top_values_sql(data_types, tracked, top_k + 1) }} as top
       from {{ states }} where column_name <> '' and top_values_sketch is not null
       group by {{ grouping }}
     ) where is_table = 0 or {{ complete }}

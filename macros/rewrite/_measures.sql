@@ -28,8 +28,9 @@
   ]) }}
 {% endmacro %}
 
-{% macro _top_values_sketch_type() %}
-  {{ return('struct<sketch:binary,maxItemsTracked:int,itemDataType:string,itemDataTypeDDL:string>') }}
+{#- item_type: the type the sketch's items are read as (a state stores them as plain strings). -#}
+{% macro _top_values_sketch_type(item_type='string') %}
+  {{ return('struct<sketch:binary,maxItemsTracked:int,itemDataType:' ~ item_type ~ ',itemDataTypeDDL:string>') }}
 {% endmacro %}
 
 {#- Counts that a sample scales up to the partition's exact row count. -#}
@@ -44,6 +45,15 @@
   {%- if level == 'full' -%}{{ return(true) }}{%- endif -%}
   {{ return(field not in ('quantile_sketch', 'top_values_sketch')
             and not (category == 'string' and field in ('min_value', 'max_value'))) }}
+{% endmacro %}
+
+{#- The collation of a string type whose values compare other than byte by byte
+    ('string collate utf8_lcase' -> 'utf8_lcase'), else none. Equality under it decides what is
+    distinct and which values are the same top value. -#}
+{% macro _collation(data_type) %}
+  {%- set parts = (data_type | lower).split(' collate ') -%}
+  {%- set collation = parts[1].split(' ')[0] | trim if parts | length > 1 else none -%}
+  {{ return(collation if collation != 'utf8_binary' else none) }}
 {% endmacro %}
 
 {% macro _type_category(data_type) %}
@@ -145,9 +155,14 @@
     hll_sketch_agg takes INT, BIGINT, STRING and BINARY, and ignores empty strings and binaries:
     integral and temporal values go in as numbers (injective); every other type as its xxhash64
     (64-bit collisions are negligible next to the sketch's error). KLL takes the numeric image of an
-    ordered value. Top values are kept as strings so that every column's state has the same type. -#}
-{% macro _sketch_input(field, c, category) %}
-  {%- if field == 'ndv_sketch' -%}
+    ordered value. Top values are kept as strings so that every column's state has the same type.
+    A collated string (collation) goes in as itself, for the sketches hash and compare it under its
+    collation: prefixed for HLL, which ignores empty strings (a prefix keeps equality under every
+    collation, trailing-space ones included). -#}
+{% macro _sketch_input(field, c, category, collation=none) %}
+  {%- if collation and field == 'ndv_sketch' -%}{{ return("concat('|', " ~ c ~ ')') }}
+  {%- elif collation and field == 'top_values_sketch' -%}{{ return(c) }}
+  {%- elif field == 'ndv_sketch' -%}
     {%- set inputs = {'boolean': 'cast(' ~ c ~ ' as int)', 'integral': 'cast(' ~ c ~ ' as bigint)',
                       'date': 'unix_date(' ~ c ~ ')', 'timestamp': 'unix_micros(' ~ c ~ ')'} -%}
     {%- if category in ('fractional', 'decimal', 'timestamp_ntz', 'string', 'binary') -%}

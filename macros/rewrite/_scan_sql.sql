@@ -25,7 +25,7 @@
     {%- for field, type in fields if field != 'singletons' and dbt_analyze._measure_at_level(field, category, plan.sketches) -%}
       {%- set alias = 'c' ~ column_index ~ '__' ~ field -%}
       {%- if field in dbt_analyze._sketch_fields() -%}
-        {%- set input = dbt_analyze._sketch_input(field, quoted, category) -%}
+        {%- set input = dbt_analyze._sketch_input(field, quoted, category, dbt_analyze._collation(column.data_type)) -%}
         {%- if input -%}{%- do sketch_inputs.append(input ~ ' as __dbt_analyze_' ~ alias) -%}{%- endif -%}
         {%- set expr = dbt_analyze._sketch_aggregate(field, '__dbt_analyze_' ~ alias if input else none) -%}
       {%- else -%}
@@ -121,22 +121,38 @@
 {% endmacro %}
 
 {#- For each sampled partition and column, how many values the sample holds exactly once (the
-    f1 of Haas and Stokes' Duj1 estimator), in one grouped pass over the same sample. -#}
+    f1 of Haas and Stokes' Duj1 estimator), in one grouped pass over the same sample. Values are
+    grouped as strings; a collated column's under its collation, in a field of its own type. -#}
 {% macro _singletons_query_sql(plan, specs, sample) %}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
-  {%- set values = [] -%}
+  {%- set columns = [] -%}
   {%- for column in plan.scan_columns if dbt_analyze._measure('ndv_sketch', 'x', dbt_analyze._type_category(column.data_type)) -%}
-    {%- do values.append("named_struct('column_name', " ~ dbt_analyze._quote_literal(column.name) ~ ", 'value', cast("
-                         ~ dbt_analyze._quote_identifier(column.name) ~ ' as string))') -%}
+    {%- do columns.append(column) -%}
   {%- endfor -%}
-  {%- if not values -%}{{ return(none) }}{%- endif -%}
+  {%- if not columns -%}{{ return(none) }}{%- endif -%}
+  {%- set collated_types = [] -%}
+  {%- for column in columns if dbt_analyze._collation(column.data_type) and column.data_type not in collated_types -%}
+    {%- do collated_types.append(column.data_type) -%}
+  {%- endfor -%}
+  {%- set value_fields = ['value'] -%}
+  {%- for data_type in collated_types -%}{%- do value_fields.append('value_' ~ loop.index) -%}{%- endfor -%}
+  {%- set values = [] -%}
+  {%- for column in columns -%}
+    {%- set quoted = dbt_analyze._quote_identifier(column.name) -%}
+    {%- set parts = ["'column_name', " ~ dbt_analyze._quote_literal(column.name),
+                     "'value', " ~ ('cast(null as string)' if column.data_type in collated_types else 'cast(' ~ quoted ~ ' as string)')] -%}
+    {%- for data_type in collated_types -%}
+      {%- do parts.append("'value_" ~ loop.index ~ "', " ~ (quoted if column.data_type == data_type else 'cast(null as ' ~ data_type ~ ')')) -%}
+    {%- endfor -%}
+    {%- do values.append('named_struct(' ~ parts | join(', ') ~ ')') -%}
+  {%- endfor -%}
   select partition_spec, column_name, count_if(occurrences = 1) as singletons
   from (
-    select partition_spec, v.column_name, v.value, count(*) as occurrences
+    select partition_spec, v.column_name, {% for field in value_fields %}v.{{ field }}, {% endfor %}count(*) as occurrences
     from (select {{ spec_sql }} as partition_spec, * from {{ plan.table.quoted }} {{ dbt_analyze._scan_filter_sql(plan, specs, sample) }})
     lateral view inline(array({{ values | join(', ') }})) v
-    where v.value is not null
-    group by 1, 2, 3
+    where {% for field in value_fields %}v.{{ field }} is not null{{ ' or ' if not loop.last }}{% endfor %}
+    group by partition_spec, v.column_name{% for field in value_fields %}, v.{{ field }}{% endfor %}
   )
   group by 1, 2
 {% endmacro %}

@@ -51,6 +51,18 @@ def test_equality_from_top_values():
     assert result.columns["status"].distinct_count == 1 and result.columns["status"].null_fraction == 0
 
 
+def test_equality_on_a_collated_column_matches_top_values_under_its_collation():
+    # UTF8_LCASE: 'SHIPPED' is the top value 'shipped', and 'Zed' is not ruled out by min 'a' (case blind order)
+    tags = {"schema": "shop", "name": "tags", "row_count": 100,
+            "columns": [{"column_name": "tag", "data_type": "string collate utf8_lcase", "null_count": 0, "distinct_count": 11,
+                         "min_value": "a", "max_value": "zed"}],
+            "top_values": {"tag": [{"value": "shipped", "frequency": 50}]}}
+    inputs = {("shop", "tags"): RelationStats.from_statistics("shop", "tags", tags)}
+    rules = FunctionRules.load(min_accuracy="low")
+    assert estimate_query("select tag from shop.tags where tag = 'SHIPPED'", inputs, rules).row_count == pytest.approx(50)
+    assert estimate_query("select tag from shop.tags where tag = 'Zed'", inputs, rules).row_count == pytest.approx(5)
+
+
 def test_range_from_histogram():
     result = estimate("select amount from shop.orders where amount < 10")
     assert result.row_count == pytest.approx(400)

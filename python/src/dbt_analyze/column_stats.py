@@ -18,6 +18,7 @@ import dataclasses
 import datetime
 import math
 import re
+import unicodedata
 from decimal import ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from typing import Any, Optional
 
@@ -41,8 +42,49 @@ def lowest_accuracy(*levels: Optional[str]) -> Optional[str]:
 
 
 def base_type(data_type: Optional[str]) -> Optional[str]:
-    """A Spark type name without its parameters: decimal(10,2) -> decimal."""
-    return re.sub(r"\(.*", "", data_type or "").strip().lower() or None
+    """A Spark type name without its parameters or collation.
+
+    >>> base_type("decimal(10,2)"), base_type("string collate utf8_lcase")
+    ('decimal', 'string')
+    """
+    return re.sub(r"\(.*|\s+collate\s.*", "", data_type or "", flags=re.IGNORECASE).strip().lower() or None
+
+
+def collation(data_type: Optional[str]) -> Optional[str]:
+    """The collation of a string type whose values compare other than byte by byte (Spark 4).
+
+    >>> collation("string collate UNICODE_CI"), collation("string collate utf8_binary"), collation("string")
+    ('unicode_ci', None, None)
+    """
+    found = re.search(r"\scollate\s+(\w+)", data_type or "", flags=re.IGNORECASE)
+    return found.group(1).lower() if found and found.group(1).lower() != "utf8_binary" else None
+
+
+def collation_key(value: Any, data_type: Optional[str]) -> Any:
+    """What a value compares equal by in a column of that type: itself, except in a collated
+    string column, where it is folded the way the collation ignores differences: case
+    (UTF8_LCASE, *_CI), accents (*_AI), trailing spaces (*_RTRIM); ICU collations also equate
+    canonically equivalent forms. Close to ICU's equality, not identical to it.
+
+    >>> collation_key("Straße ", "string collate unicode_ci_rtrim") == collation_key("STRASSE", "string collate unicode_ci_rtrim")
+    True
+    >>> collation_key("É", "string collate utf8_lcase"), collation_key("É", "string collate unicode_ci_ai"), collation_key("É", "string")
+    ('é', 'e', 'É')
+    """
+    name = collation(data_type)
+    if name is None or not isinstance(value, str):
+        return value
+    modifiers = set(name.split("_")[1:])
+    if "rtrim" in modifiers:
+        value = value.rstrip(" ")
+    if name.startswith("utf8_lcase"):
+        return value.lower()
+    value = unicodedata.normalize("NFD", value)
+    if "ci" in modifiers:
+        value = value.casefold()
+    if "ai" in modifiers:
+        value = "".join(char for char in value if not unicodedata.combining(char))
+    return unicodedata.normalize("NFC", value)
 
 
 def type_width(data_type: Optional[str]) -> Optional[int]:

@@ -26,7 +26,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 
-from dbt_analyze.column_stats import (ColumnStats, as_number, base_type, format_value, lowest_accuracy,
+from dbt_analyze.column_stats import (ColumnStats, as_number, base_type, collation, collation_key, format_value, lowest_accuracy,
                                       parse_value, type_width)
 from dbt_analyze.function_rules import FunctionRules, _cast
 from dbt_analyze.hybrid_histogram import rest_distribution, rest_rows_up_to
@@ -327,10 +327,12 @@ class _Estimator:
     def _equality(stats: ColumnStats, value: Any) -> Optional[tuple[float, str]]:
         """The share of non-null rows equal to ``value``: from top values, else the histogram bin,
         else what the top values leave spread over the other distinct values."""
+        key = collation_key(value, stats.data_type)
         for item in stats.top_values or []:
-            if parse_value(item["value"], stats.data_type) == value:
+            if collation_key(parse_value(item["value"], stats.data_type), stats.data_type) == key:
                 return item["share"], "high"
-        if stats.min is not None and stats.max is not None:
+        # A collation's order is not Python's: min and max rule nothing out there.
+        if stats.min is not None and stats.max is not None and not collation(stats.data_type):
             try:
                 if value < stats.min or value > stats.max:
                     return 0.0, "high"
