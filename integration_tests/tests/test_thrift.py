@@ -75,7 +75,8 @@ def test_analyze_over_thrift(thrift_port):
                          {"analyze_table": {"statement": "ANALYZE TABLE analytics.over_thrift COMPUTE STATISTICS FOR ALL COLUMNS"}},
                          {"current": {"schema": "analytics", "table": "over_thrift"}},
                          {"analyze_table": {"relation": "analytics.over_thrift", "columns": "all"}},
-                         {"analyze_table": {"statement": "ANALYZE TABLES IN thrift_shelf COMPUTE STATISTICS FOR ALL COLUMNS"}})
+                         {"analyze_table": {"statement": "ANALYZE TABLES IN thrift_shelf COMPUTE STATISTICS FOR ALL COLUMNS"}},
+                         {"analyze_table": {"relation": "thrift_shelf.pens", "columns": "all"}})
     assert code == 0, output[-5000:]
     assert "ANALYZE TABLES IN thrift_shelf: 1 table(s), 1 view(s) skipped (no data of their own): pens_view" in output
     assert "thrift_shelf.pens: succeeded, 1 partition(s) scanned, 0 skipped, 1 rows" in output
@@ -85,6 +86,8 @@ def test_analyze_over_thrift(thrift_port):
     assert columns["s"]["null_count"] == "1" and columns["s"]["max_value"] == "ccc"
     assert columns["d"]["max_value"] == "NaN" and columns["b"]["true_count"] == "1"
     assert output.index("table: rows 3") < output.index("unchanged since its last analysis")  # the second run skips
+    # and so does an unpartitioned table's
+    assert "thrift_shelf.pens unchanged since its last analysis (1 partition(s) skipped)" in output
     # the server keeps Spark's default of 100 compiled classes: said once per dbt process, not per run
     assert output.count("dbt_analyze: hint: this Spark keeps 100 compiled query classes (spark.sql.codegen.cache.maxEntries)") == 1
 
