@@ -28,6 +28,20 @@ def test_python_model_runs_in_the_embedded_session(spark, built):
     assert table_stats(spark, "analytics.order_sizes")[""]["row_count"] == 7
 
 
+def test_seeds_load_as_written_on_the_session_connection(spark, dbt, built):
+    """An empty cell is NULL (dbt-spark's session connection wrote the string 'None'), an apostrophe
+    and a backslash are kept (they broke the INSERT, or were read as an escape)."""
+    assert rows(spark, "select * from analytics.awkward_values order by id") == [
+        {"id": 1, "name": "O'Brien", "note": "back\\slash", "score": 10, "active": True},
+        {"id": 2, "name": None, "note": "plain", "score": None, "active": False},
+        {"id": 3, "name": "None", "note": "comma, quoted", "score": 3, "active": None}]
+    assert rows(spark, "select count(*) as n from analytics.orders_seed where customer is null") == [{"n": 1}]
+    result = dbt("run-operation", "analyze_table", "--args", "{relation: awkward_values, columns: all}")
+    assert result.success, result.error
+    stats = column_stats(spark, "analytics.awkward_values")
+    assert (stats["name"]["null_count"], stats["name"]["distinct_count"], stats["score"]["null_count"]) == (1, 2, 1)
+
+
 def test_statistics_tables_are_models_of_the_package(spark, built):
     nodes = rows(spark, "show tables in analytics_stats")
     names = {n["tableName"] for n in nodes}

@@ -3,16 +3,16 @@
 dbt-core imports every installed top-level module whose name starts with ``dbt_`` when it loads a
 project, so importing this module is how the library takes part: it gives dbt-spark's ``session``
 connection a submission method for Python models (see :mod:`dbt_analyze.session_submission`) and
-the package's macros a way into Spark's catalog and the file system (see
-:mod:`dbt_analyze.adapter_methods`).
+seeds that load as written (see :mod:`dbt_analyze.session_seeds`), and the package's macros a way
+into Spark's catalog and the file system (see :mod:`dbt_analyze.adapter_methods`).
 """
 
-from dbt_analyze import adapter_methods, session_submission
+from dbt_analyze import adapter_methods, session_seeds, session_submission
 
 
 def register() -> bool:
     """Extend dbt-spark (when installed); idempotent."""
-    return session_submission.register() and adapter_methods.register()
+    return session_submission.register() and session_seeds.register() and adapter_methods.register()
 
 
 register()
