@@ -156,8 +156,8 @@
     integral and temporal values go in as numbers (injective); every other type as its xxhash64
     (64-bit collisions are negligible next to the sketch's error). KLL takes the numeric image of an
     ordered value. Top values are kept as strings so that every column's state has the same type.
-    A collated string (collation) goes in as itself, for the sketches hash and compare it under its
-    collation: prefixed for HLL, which ignores empty strings (a prefix keeps equality under every
+    A collated string goes in as itself: the sketches hash and compare it under its collation (HLL
+    gets it prefixed, since it ignores empty strings; a prefix keeps equality under every
     collation, trailing-space ones included). -#}
 {% macro _sketch_input(field, c, category, collation=none) %}
   {%- if collation and field == 'ndv_sketch' -%}{{ return("concat('|', " ~ c ~ ')') }}
