@@ -56,6 +56,20 @@ def test_incremental_model_post_hook_scans_only_the_new_partition(spark, dbt, bu
     assert stats[""]["row_count"] == 200 and stats["day=2"]["row_count"] == 100
 
 
+def test_insert_overwrite_model_post_hook_scans_only_the_partition_it_wrote(spark, dbt, built):
+    result = dbt("run", "--select", "events", "events_daily", "--vars", "{events_day: 2}")  # a new partition
+    assert result.success, result.error
+    assert "scanning analytics.events_daily: 1 of 2 partition(s)" in result.log
+    first = table_stats(spark, "analytics.events_daily")
+    result = dbt("run", "--select", "events_daily", "--vars", "{events_day: 1}")  # an existing one rewritten
+    assert result.success, result.error
+    assert "scanning analytics.events_daily: 1 of 2 partition(s)" in result.log
+    stats = table_stats(spark, "analytics.events_daily")
+    assert stats["day=2"]["collected_at"] == first["day=2"]["collected_at"]  # skipped
+    assert stats["day=1"]["collected_at"] > first["day=1"]["collected_at"]
+    assert stats[""]["row_count"] == 14 and stats["day=1"]["row_count"] == 7
+
+
 def test_a_source_is_named_as_source_name_dot_table(spark, dbt, built):
     """raw.orders_seed is the source (schema analytics), not a schema called raw."""
     result = dbt("run-operation", "analyze_table", "--args", "{relation: raw.orders_seed, columns: [amount]}")
