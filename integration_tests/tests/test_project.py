@@ -70,6 +70,19 @@ def test_insert_overwrite_model_post_hook_scans_only_the_partition_it_wrote(spar
     assert stats[""]["row_count"] == 14 and stats["day=1"]["row_count"] == 7
 
 
+def test_microbatch_model_post_hook_scans_only_the_days_the_run_wrote(spark, dbt, built):
+    enabled = ("--vars", "{with_microbatch: true}")
+    result = dbt("run", "--select", "clicks", "clicks_daily", *enabled, "--event-time-start", "2024-01-01", "--event-time-end", "2024-01-04")
+    assert result.success, result.error
+    assert result.log.count("dbt_analyze: scanning analytics.clicks_daily") == 1  # once, after the 3 batches
+    assert "scanning analytics.clicks_daily: 3 of 3 partition(s)" in result.log
+    result = dbt("run", "--select", "clicks_daily", *enabled, "--event-time-start", "2024-01-02", "--event-time-end", "2024-01-03")
+    assert result.success, result.error
+    assert "scanning analytics.clicks_daily: 1 of 3 partition(s)" in result.log
+    stats = table_stats(spark, "analytics.clicks_daily")
+    assert stats[""]["row_count"] == 300 and stats["click_date=2024-01-02"]["row_count"] == 100
+
+
 def test_a_source_is_named_as_source_name_dot_table(spark, dbt, built):
     """raw.orders_seed is the source (schema analytics), not a schema called raw."""
     result = dbt("run-operation", "analyze_table", "--args", "{relation: raw.orders_seed, columns: [amount]}")
