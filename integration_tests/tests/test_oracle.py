@@ -5,6 +5,7 @@ from datetime import datetime
 
 import pytest
 from conftest import analyze, column_stats, rows, table_stats
+from dbt_analyze.session_seeds import sql_literal
 
 ALL_TYPES = "analytics.all_types"
 
@@ -137,6 +138,7 @@ def test_spark4_string_types_are_counted_under_their_collation(spark, dbt):
     assert result.success, result.error
     spark.sql(f"analyze table {table} compute statistics for columns lcase, ci_ai, fixed, bounded")
 
+    types = {f.name: f.dataType.simpleString() for f in spark.table(table).schema.fields}
     for spec, where in (("", "true"), ("p=1", "p = 1"), ("p=2", "p = 2")):
         stats = column_stats(spark, table, spec)
         for column in ("lcase", "ci_ai", "fixed", "bounded"):
@@ -145,7 +147,8 @@ def test_spark4_string_types_are_counted_under_their_collation(spark, dbt):
             assert stats[column]["distinct_count"] == exact["ndv"], (spec, column)
             # equal under the collation ('É' and 'E' are the same minimum under UNICODE_CI_AI)
             for ours, theirs in ((stats[column]["min_value"], exact["lo"]), (stats[column]["max_value"], exact["hi"])):
-                assert rows(spark, f"select {equal_under_type_sql(spark, table, column, ours, theirs)} as same")[0]["same"], (spec, column, ours, theirs)
+                same = f"cast({sql_literal(ours)} as {types[column]}) <=> cast({sql_literal(theirs)} as {types[column]})"
+                assert rows(spark, f"select {same} as same")[0]["same"], (spec, column, ours, theirs)
             ours_top = {r["value"]: r["frequency"] for r in rows(spark, f"""select value, frequency from analytics_stats.column_top_values
                          where table_name = 'spark4_strings' and partition_spec = '{spec}' and column_name = '{column}'""")}
             exact_top = rows(spark, f"select count(*) as n from {table} where {where} and {column} is not null group by {column} order by n desc")
@@ -160,9 +163,3 @@ def test_spark4_string_types_are_counted_under_their_collation(spark, dbt):
         assert math.ceil(whole[column]["avg_len"]) == int(theirs["avg_col_len"])
     assert (whole["v"]["null_count"], whole["span"]["null_count"]) == (4, 4)
 
-
-def equal_under_type_sql(spark, table: str, column: str, ours: str, theirs: str) -> str:
-    """SQL that is true when two values are equal under the column's type (its collation)."""
-    data_type = next(f.dataType.simpleString() for f in spark.table(table).schema.fields if f.name == column)
-    literal = lambda value: "null" if value is None else "'" + value.replace("'", "''") + "'"  # noqa: E731
-    return f"cast({literal(ours)} as {data_type}) <=> cast({literal(theirs)} as {data_type})"
