@@ -47,7 +47,7 @@
 {% endmacro %}
 
 {#- The file listings and the current states of planned tables, from two queries at once (both
-    only read). Sets each plan's listing and returns, in the plans' order, what the statistics
+    only read; partitions kept elsewhere are listed after). Sets each plan's listing and returns, in the plans' order, what the statistics
     tables hold for each table now, without sketches: {spec: {fingerprint, columns: {name:
     data_type}, sketches, run_ids}} for the newest state of each partition and column, also of
     partitions and columns dropped or retyped since (run_ids: the runs those states come from,
@@ -58,9 +58,9 @@
   {%- set states_sql = dbt_analyze._current_states_read_sql(plans, run) -%}
   {%- set statements = [listing_sql, states_sql] | select | list -%}
   {%- set results = dbt_analyze._run_independent(statements) -%}
-  {%- for listing in dbt_analyze._parse_listings(tables, results[0] if listing_sql else []) -%}
-    {%- do plans[loop.index0].update({'listing': listing}) -%}
-  {%- endfor -%}
+  {%- set listings = dbt_analyze._parse_listings(tables, results[0] if listing_sql else []) -%}
+  {%- do dbt_analyze._fit_listings_to_partitions(tables, plans | map(attribute='all_partitions') | list, listings) -%}
+  {%- for listing in listings -%}{%- do plans[loop.index0].update({'listing': listing}) -%}{%- endfor -%}
   {{ return(dbt_analyze._parse_current_states(plans, results[statements | length - 1] if states_sql else [])) }}
 {% endmacro %}
 

@@ -133,6 +133,44 @@ def test_noscan_reports_size_and_files_from_the_listing(spark, dbt):
     assert stats["size_bytes"] == int(described["Statistics"].split(" ")[0]) and stats["file_count"] >= 1
 
 
+def test_partitions_kept_outside_the_table_directory_are_listed_where_they_are(spark, dbt, tmp_path):
+    """ALTER TABLE ... ADD PARTITION ... LOCATION: one partition kept elsewhere and one under another
+    name inside the table's directory. Sizes equal Spark's, a change there is noticed, and a
+    directory that is no partition's counts for none."""
+    table = "analytics.relocated"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"create table {table} (v int, s string) partitioned by (p string) stored as parquet")
+    root = rows(spark, f"describe table extended {table}")
+    root = next(r["data_type"] for r in root if r["col_name"] == "Location")
+    spark.sql(f"insert into {table} partition (p = 'a') values (1, 'x'), (2, 'y')")
+    spark.sql(f"alter table {table} add partition (p = 'b/c') location '{tmp_path / 'elsewhere'}'")
+    spark.sql(f"insert into {table} partition (p = 'b/c') values (3, 'z')")
+    spark.sql(f"alter table {table} add partition (p = 'd') location '{root}/kept_as_d'")
+    spark.sql(f"insert into {table} partition (p = 'd') values (4, 'w'), (5, 'v')")
+    spark.sql(f"alter table {table} add partition (p = 'e')")  # empty, in its default directory
+    specs = ["p=a", "p=b%2Fc", "p=d", "p=e"]
+
+    result = analyze(dbt, relation=table, columns="all")
+    assert result.success, result.error
+    spark.sql(f"analyze table {table} partition (p) compute statistics noscan")
+    sparks = {spec: rows(spark, f"describe formatted {table} partition (p = '{value}')")
+              for spec, value in zip(specs, ["a", "b/c", "d", "e"])}
+    sparks = {spec: int(next((r["data_type"] for r in found if r["col_name"] == "Partition Statistics"), "0 bytes").split(" ")[0])
+              for spec, found in sparks.items()}
+    stats = table_stats(spark, table)
+    assert {spec: stats[spec]["size_bytes"] for spec in specs} == sparks and sparks["p=b%2Fc"] > 0 and sparks["p=d"] > 0
+    assert stats[""]["size_bytes"] == sum(sparks.values())  # the files of kept_as_d count once
+    assert [stats[spec]["row_count"] for spec in specs] == [2, 1, 2, 0]
+
+    result = analyze(dbt, relation=table, columns="all")
+    assert "unchanged since its last analysis (4 partition(s) skipped)" in result.log
+    spark.sql(f"insert into {table} partition (p = 'b/c') values (6, 'u')")
+    result = analyze(dbt, relation=table, columns="all")
+    assert result.success, result.error
+    assert "1 of 4 partition(s)" in result.log
+    assert table_stats(spark, table)["p=b%2Fc"]["row_count"] == 2 and column_stats(spark, table)["v"]["max_value"] == "6"
+
+
 def staleness(spark):
     found = rows(spark, "select * from analytics_stats.table_staleness where table_schema = 'stale_db'")
     return {(r["table_name"], r["partition_spec"]): r["status"] for r in found}

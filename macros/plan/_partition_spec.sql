@@ -8,15 +8,20 @@
   {{ return([37, 34, 35, 39, 42, 47, 58, 61, 63, 92, 123, 91, 93, 94, 127] + range(1, 32) | list) }}
 {% endmacro %}
 
+{#- [(character, its escape)] in the order escaping applies them (unescaping: the reverse). -#}
+{% macro _escapes() %}
+  {%- set chars = '%"#\'*/:=?\\{[]^\x7f\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f' -%}
+  {%- set pairs = [] -%}
+  {%- for code in dbt_analyze._escaped_chars() -%}{%- do pairs.append((chars[loop.index0], '%%%02X' | format(code))) -%}{%- endfor -%}
+  {{ return(pairs) }}
+{% endmacro %}
+
 {% macro _escape_partition_value(value) %}
   {%- if value is none or (value | string) == '' -%}
     {{ return('__HIVE_DEFAULT_PARTITION__') }}
   {%- endif -%}
   {%- set out = namespace(text=value | string) -%}
-  {%- set chars = '%"#\'*/:=?\\{[]^\x7f\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f' -%}
-  {%- for code in dbt_analyze._escaped_chars() -%}
-    {%- set out.text = out.text | replace(chars[loop.index0], '%%%02X' | format(code)) -%}
-  {%- endfor -%}
+  {%- for char, escaped in dbt_analyze._escapes() -%}{%- set out.text = out.text | replace(char, escaped) -%}{%- endfor -%}
   {{ return(out.text) }}
 {% endmacro %}
 
@@ -45,4 +50,17 @@
     {%- do values.update({kv[0] | lower: kv[1]}) -%}
   {%- endfor -%}
   {{ return(values) }}
+{% endmacro %}
+
+{#- A spec as the clause inside PARTITION (...): its values unescaped and quoted, in the order of
+    the table's partition columns (__HIVE_DEFAULT_PARTITION__ is null). -#}
+{% macro _partition_clause_sql(table, spec) %}
+  {%- set parts = [] -%}
+  {%- for part in spec.split('/') -%}
+    {%- set value = namespace(text=part.split('=', 1)[1]) -%}
+    {%- for char, escaped in dbt_analyze._escapes() | reverse -%}{%- set value.text = value.text | replace(escaped, char) -%}{%- endfor -%}
+    {%- do parts.append(dbt_analyze._quote_identifier(table.partition_columns[loop.index0]) ~ ' = '
+                        ~ ('null' if value.text == '__HIVE_DEFAULT_PARTITION__' else dbt_analyze._quote_literal(value.text))) -%}
+  {%- endfor -%}
+  {{ return(parts | join(', ')) }}
 {% endmacro %}

@@ -53,7 +53,7 @@
   {%- if request_partition and not selected -%}
     {{ dbt_analyze._fail(run, "no partition of " ~ table.schema ~ "." ~ table.identifier ~ " matches " ~ request_partition ~ (" (partitions: " ~ all_specs[:10] | join(', ') ~ (', ...' if all_specs | length > 10 else '') ~ ")" if all_specs else " (the table has no partitions)")) }}
   {%- endif -%}
-  {%- do plan.update({'all_partitions': all_specs, 'selected_partitions': selected, 'listing': dbt_analyze._list_files(table) if list_files else {},
+  {%- do plan.update({'all_partitions': all_specs, 'selected_partitions': selected, 'listing': dbt_analyze._list_files(table, all_specs) if list_files else {},
                       'sample': none, 'exact_rows': none, 'singletons': none}) -%}
   {{ return(plan) }}
 {% endmacro %}
@@ -68,10 +68,13 @@
 {% endmacro %}
 
 {#- File count, size and newest modification time per partition, from the file listing of the
-    table's location (the binaryFile source lists files and reads none of them). -#}
-{% macro _list_files(table) %}
+    table's location (the binaryFile source lists files and reads none of them), and of the
+    locations of partitions kept elsewhere. -#}
+{% macro _list_files(table, partition_specs) %}
   {%- set sql = dbt_analyze._list_files_sql([table]) -%}
-  {{ return(dbt_analyze._parse_listings([table], run_query(sql) if sql else [])[0]) }}
+  {%- set listings = dbt_analyze._parse_listings([table], run_query(sql) if sql else []) -%}
+  {%- do dbt_analyze._fit_listings_to_partitions([table], [partition_specs], listings) -%}
+  {{ return(listings[0]) }}
 {% endmacro %}
 
 {#- The listings of many tables from one query (one Spark job); none when no table has a location. -#}
@@ -81,12 +84,59 @@
     {%- if table.location -%}
       {%- set depth = table.partition_columns | length -%}
       {%- set spec_sql = "regexp_replace(regexp_extract(path, '([^/]+/){" ~ depth ~ "}[^/]+$', 0), '/[^/]+$', '')" if depth else "''" -%}
-      {%- do branches.append('select ' ~ loop.index0 ~ ' as table_index, ' ~ spec_sql ~ ' as partition_spec, length, modificationTime from binaryFile.'
-                             ~ dbt_analyze._quote_identifier(table.location)) -%}
+      {%- do branches.append(dbt_analyze._listing_branch_sql(loop.index0, spec_sql, table.location)) -%}
     {%- endif -%}
   {%- endfor -%}
+  {{ return(dbt_analyze._listing_sql(branches)) }}
+{% endmacro %}
+
+{#- One location's files as (table_index, partition_spec, length, modificationTime). Without
+    partition discovery, which a directory that is no partition's (say, a partition kept under
+    another name) would make fail; the spec comes from the path. -#}
+{% macro _listing_branch_sql(table_index, spec_sql, location) %}
+  {{ return('select ' ~ table_index ~ ' as table_index, ' ~ spec_sql ~ ' as partition_spec, length, modificationTime from binaryFile.'
+            ~ dbt_analyze._quote_identifier(location) ~ " with ('recursiveFileLookup' = 'true')") }}
+{% endmacro %}
+
+{% macro _listing_sql(branches) %}
   {{ return('select table_index, partition_spec, count(*) as file_count, sum(length) as size_bytes, cast(max(modificationTime) as string) as modified_at from ('
             ~ branches | join(' union all ') ~ ') group by 1, 2' if branches else none) }}
+{% endmacro %}
+
+{#- Fits each partitioned table's listing to the partitions of its catalog. Files in a directory
+    that is no partition's are left out, as Spark's ANALYZE leaves them out of the size. A partition
+    can be kept outside its table's directory (ALTER TABLE ... ADD PARTITION ... LOCATION), where
+    the table's listing cannot see a change: each partition the listing found no file for is asked
+    for its location (all at once), and those kept elsewhere are listed there (one query); one in
+    its default directory is empty. Updates listings (one per table) in place. -#}
+{% macro _fit_listings_to_partitions(tables, partition_specs, listings) %}
+  {%- set unlisted = [] -%}
+  {%- for index in range(tables | length) if tables[index].partition_columns and tables[index].location -%}
+    {%- for spec in listings[index].keys() | list if spec not in partition_specs[index] -%}{%- do listings[index].pop(spec) -%}{%- endfor -%}
+    {%- for spec in partition_specs[index] if spec not in listings[index] -%}
+      {%- do unlisted.append({'index': index, 'spec': spec}) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- if not unlisted -%}{{ return(none) }}{%- endif -%}
+  {%- set describes = [] -%}
+  {%- for partition in unlisted -%}
+    {%- do describes.append('describe formatted ' ~ tables[partition.index].quoted ~ ' partition ('
+                            ~ dbt_analyze._partition_clause_sql(tables[partition.index], partition.spec) ~ ')') -%}
+  {%- endfor -%}
+  {%- set branches = [] -%}
+  {%- for rows in dbt_analyze._run_independent(describes) -%}
+    {%- set partition = unlisted[loop.index0] -%}
+    {%- set table = tables[partition.index] -%}
+    {#- The first Location is the partition's (the table's follows under Storage Information). -#}
+    {%- set location = (rows | selectattr(0, 'equalto', 'Location') | map(attribute=1) | first | default('', true)) | trim -%}
+    {%- if location and location.rstrip('/') != table.location.rstrip('/') ~ '/' ~ partition.spec -%}
+      {%- do branches.append(dbt_analyze._listing_branch_sql(partition.index, dbt_analyze._quote_literal(partition.spec), location)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set sql = dbt_analyze._listing_sql(branches) -%}
+  {%- for relocated in dbt_analyze._parse_listings(tables, run_query(sql) if sql else []) -%}
+    {%- do listings[loop.index0].update(relocated) -%}
+  {%- endfor -%}
 {% endmacro %}
 
 {#- Its rows as [{spec: {file_count, size_bytes, modified_at}}], one per table. -#}
