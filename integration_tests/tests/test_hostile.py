@@ -1,7 +1,7 @@
 """Hostile identifiers and values are data: quoted wherever they reach SQL."""
 
 import pytest
-from conftest import analyze, column_stats, table_stats
+from conftest import analyze, column_stats, rows, table_stats
 
 COLUMNS = ["a b", "q'uote", "back`tick", "ünïcödé", "select", 'x"y', "semi;colon--"]
 TABLE = "analytics.`select`"  # a reserved word as a table name
@@ -38,3 +38,18 @@ def test_backquoted_statement_with_hostile_names(spark, dbt, hostile_table):
     assert "1 of 2 partition(s)" in result.log
     partition = [s for s in table_stats(spark, "analytics.select") if s.startswith("p%20k") or s.startswith("p k")]
     assert partition, table_stats(spark, "analytics.select").keys()
+
+
+def test_a_table_whose_location_holds_glob_characters_is_listed(spark, dbt, tmp_path):
+    """Spark's binaryFile source reads its path as a glob; the schema here is kept at `.../raw {1} [a]`."""
+    spark.sql("drop schema if exists odd_place cascade")
+    spark.sql(f"create schema odd_place location '{tmp_path / 'raw {1} [a]'}'")
+    spark.sql("create table odd_place.t (v int, p int) using parquet partitioned by (p)")
+    spark.sql("insert into odd_place.t values (1, 1), (2, 2), (3, 2)")
+    result = analyze(dbt, relation="odd_place.t", columns="all")
+    assert result.success, result.error
+    spark.sql("analyze table odd_place.t compute statistics noscan")
+    described = {r["col_name"]: r["data_type"] for r in rows(spark, "describe table extended odd_place.t")}
+    stats = table_stats(spark, "odd_place.t")
+    assert stats[""]["size_bytes"] == int(described["Statistics"].split(" ")[0]) > 0
+    assert stats["p=2"]["row_count"] == 2 and stats["p=2"]["file_count"] >= 1

@@ -92,10 +92,13 @@
 
 {#- One location's files as (table_index, partition_spec, length, modificationTime). Without
     partition discovery, which a directory that is no partition's (say, a partition kept under
-    another name) would make fail; the spec comes from the path. -#}
+    another name) would make fail; the spec comes from the path. The source reads its path as a
+    glob, so the glob's characters in a location (say, a schema's at /data/{raw}) are escaped. -#}
 {% macro _listing_branch_sql(table_index, spec_sql, location) %}
+  {%- set path = namespace(text=location) -%}
+  {%- for char in '\\{}[]*?' -%}{%- set path.text = path.text | replace(char, '\\' ~ char) -%}{%- endfor -%}
   {{ return('select ' ~ table_index ~ ' as table_index, ' ~ spec_sql ~ ' as partition_spec, length, modificationTime from binaryFile.'
-            ~ dbt_analyze._quote_identifier(location) ~ " with ('recursiveFileLookup' = 'true')") }}
+            ~ dbt_analyze._quote_identifier(path.text) ~ " with ('recursiveFileLookup' = 'true')") }}
 {% endmacro %}
 
 {% macro _listing_sql(branches) %}
