@@ -62,6 +62,9 @@ def test_relation_form_equals_statement_form(dbt, sales):
     run_id = re.compile(r"\d{8}T\d+[-_][0-9a-f]{8}")
     assert run_id.sub("RUN", by_relation) == run_id.sub("RUN", by_statement)
     assert "in ('region=us/day=2024-01-01', 'region=us/day=2024-01-02')" in by_relation
+    # Spark 4's three-part name, in its session catalog, is the same table
+    by_catalog = dry_run_sql(dbt, relation=f"Spark_Catalog.{SALES}", partition={"region": "us", "day": None}, columns=["amount"])
+    assert run_id.sub("RUN", by_catalog) == run_id.sub("RUN", by_relation)
 
 
 def test_the_run_operation_ends_by_printing_the_statistics_like_describe_extended(dbt, sales):
@@ -146,6 +149,8 @@ BAD_INPUTS = [
     ({"relation": "analytics.flat", "partition": {"a": 1}}, "is not partitioned"),
     ({"relation": "analytics.no_such_table"}, "unknown table analytics.no_such_table"),
     ({"relation": "no_such_schema.t"}, "unknown schema 'no_such_schema'"),
+    ({"relation": "lakehouse.analytics.sales"}, "catalog 'lakehouse' is not supported (only spark_catalog)"),
+    ({"relation": "a.b.c.d"}, "relation 'a.b.c.d' must be a name, schema.name or spark_catalog.schema.name"),
     ({"relation": SALES, "columns": ["amount", "nope"]}, "unknown column 'nope'"),
     ({"relation": SALES, "partition": {"country": "x"}}, "unknown partition column 'country'"),
     ({"relation": SALES, "partition": {"region": "asia"}}, "no partition of analytics.sales matches"),
