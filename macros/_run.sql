@@ -47,11 +47,11 @@
 {% endmacro %}
 
 {#- The file listings and the current states of planned tables, from two queries at once (both
-    only read; partitions kept elsewhere are listed after). Sets each plan's listing and returns, in the plans' order, what the statistics
-    tables hold for each table now, without sketches: {spec: {fingerprint, columns: {name:
-    data_type}, sketches, run_ids}} for the newest state of each partition and column, also of
-    partitions and columns dropped or retyped since (run_ids: the runs those states come from,
-    which the merge then reads alone). -#}
+    only read; partitions kept elsewhere are listed after). Sets each plan's listing and returns,
+    in the plans' order, what the statistics tables hold for each table now, without sketches:
+    {spec: {fingerprint, columns: {name: data_type}, sketches, run_ids}} for the newest state of
+    each partition and column, also of partitions and columns dropped or retyped since (run_ids:
+    the runs those states come from, which the merge then reads alone). -#}
 {% macro _read_listings_and_states(plans, run) %}
   {%- set tables = plans | map(attribute='table') | list -%}
   {%- set listing_sql = dbt_analyze._list_files_sql(tables) -%}
