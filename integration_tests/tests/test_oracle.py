@@ -124,7 +124,7 @@ def test_ndv_within_two_percent_on_a_million_distinct_values(spark, dbt):
 def test_spark4_string_types_are_counted_under_their_collation(spark, dbt):
     """Collated strings (Spark 4): values equal under the collation are one distinct value and one
     top value, in each partition and in the merge; char and varchar lengths are Spark's; variant
-    and ANSI interval columns get null counts, where Spark's ANALYZE refuses them."""
+    columns get null counts, where Spark's ANALYZE refuses them."""
     table = "analytics.spark4_strings"
     spark.sql(f"drop table if exists {table}")
     spark.sql(f"""create table {table} (lcase string collate UTF8_LCASE, ci_ai string collate UNICODE_CI_AI,
@@ -163,3 +163,28 @@ def test_spark4_string_types_are_counted_under_their_collation(spark, dbt):
         assert math.ceil(whole[column]["avg_len"]) == int(theirs["avg_col_len"])
     assert (whole["v"]["null_count"], whole["span"]["null_count"]) == (4, 4)
 
+
+
+def test_ansi_interval_columns_get_min_max_distinct_and_top_values(spark, dbt):
+    """Spark's ANALYZE refuses ANSI interval columns; they are ordered and comparable, so they get
+    what other ordered types get but quantiles: checked per partition and merged against exact SQL."""
+    table = "analytics.spans"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"create table {table} (wait interval day to second, tenure interval year to month, p int) using parquet partitioned by (p)")
+    spark.sql(f"""insert into {table} values
+        (interval '1 00:00:00' day to second, interval '1-2' year to month, 1), (interval '-0 02:00:00.5' day to second, null, 1),
+        (interval '1 00:00:00' day to second, interval '-3-0' year to month, 1), (null, interval '0-11' year to month, 2),
+        (interval '30 00:00:01' day to second, interval '1-2' year to month, 2)""")
+    result = analyze(dbt, relation=table, columns="all")
+    assert result.success, result.error
+    for spec, where in (("", "true"), ("p=1", "p = 1"), ("p=2", "p = 2")):
+        stats = column_stats(spark, table, spec)
+        for column in ("wait", "tenure"):
+            exact = rows(spark, f"""select count(*) - count({column}) as nulls, count(distinct {column}) as ndv,
+                                           cast(min({column}) as string) as lo, cast(max({column}) as string) as hi from {table} where {where}""")[0]
+            ours = stats[column]
+            assert (ours["null_count"], ours["distinct_count"], ours["min_value"], ours["max_value"]) == \
+                   (exact["nulls"], exact["ndv"], exact["lo"], exact["hi"]), (spec, column)
+    top = rows(spark, f"""select value, frequency from analytics_stats.column_top_values
+                          where table_name = 'spans' and partition_spec = '' and column_name = 'tenure' order by rank""")[0]
+    assert (top["value"], top["frequency"]) == ("INTERVAL '1-2' YEAR TO MONTH", 2)

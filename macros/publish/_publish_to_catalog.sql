@@ -27,7 +27,7 @@
 {% endmacro %}
 
 {#- The run's table-level statistics as Spark's catalog holds them, every value a string. Complex
-    types are left out (Spark keeps no statistics of them). -#}
+    and interval types are left out (Spark keeps no statistics of them). -#}
 {% macro _catalog_payload(table, run_id) %}
   {%- set where = ' where run_id = ' ~ dbt_analyze._quote_literal(run_id) ~ ' and ' ~ dbt_analyze._table_where_sql(table) ~ " and partition_spec = ''" -%}
   {%- set table_row = run_query('select cast(row_count as string), cast(size_bytes as string) from '
@@ -37,7 +37,7 @@
   {%- set extremes = [] -%}
   {%- set bounds = [] -%}
   {%- set names = [] -%}
-  {%- for column in table.data_columns if dbt_analyze._type_category(column.data_type) not in ('collection', 'struct', 'other') -%}
+  {%- for column in table.data_columns if dbt_analyze._type_category(column.data_type) not in ('collection', 'struct', 'interval', 'other') -%}
     {%- set when = 'when ' ~ dbt_analyze._quote_literal(column.name) ~ ' then ' -%}
     {%- do names.append(dbt_analyze._quote_literal(column.name)) -%}
     {%- do extremes.append([when ~ dbt_analyze._catalog_value_sql('min_value', column.data_type), when ~ dbt_analyze._catalog_value_sql('max_value', column.data_type)]) -%}

@@ -13,6 +13,7 @@
             |   ✓     ✓                           ✓   ✓    ✓
   string    |   ✓     ✓     ✓                     ✓        ✓
   binary    |   ✓           ✓                     ✓
+  interval  |   ✓     ✓                           ✓        ✓
   complex   |   ✓           ✓ (array/map size)
   other     |   ✓
 -#}
@@ -68,6 +69,7 @@
   {%- elif base == 'timestamp_ntz' -%}{{ return('timestamp_ntz') }}
   {%- elif base in ('string', 'char', 'varchar') -%}{{ return('string') }}
   {%- elif base == 'binary' -%}{{ return('binary') }}
+  {%- elif base == 'interval' -%}{{ return('interval') }}
   {%- elif base in ('array', 'map') -%}{{ return('collection') }}
   {%- elif base == 'struct' -%}{{ return('struct') }}
   {%- else -%}{{ return('other') }}
@@ -89,9 +91,9 @@
   {{ return(widths.get(t)) }}
 {% endmacro %}
 
-{#- Categories whose values have an order (min/max, top values) and a numeric sum. -#}
+{#- Categories whose values have an order (min/max, top values). -#}
 {% macro _ordered_categories() %}
-  {{ return(['boolean', 'integral', 'fractional', 'decimal', 'date', 'timestamp', 'timestamp_ntz', 'string']) }}
+  {{ return(['boolean', 'integral', 'fractional', 'decimal', 'date', 'timestamp', 'timestamp_ntz', 'string', 'interval']) }}
 {% endmacro %}
 
 {% macro _numeric_categories() %}
@@ -165,7 +167,7 @@
   {%- elif field == 'ndv_sketch' -%}
     {%- set inputs = {'boolean': 'cast(' ~ c ~ ' as int)', 'integral': 'cast(' ~ c ~ ' as bigint)',
                       'date': 'unix_date(' ~ c ~ ')', 'timestamp': 'unix_micros(' ~ c ~ ')'} -%}
-    {%- if category in ('fractional', 'decimal', 'timestamp_ntz', 'string', 'binary') -%}
+    {%- if category in ('fractional', 'decimal', 'timestamp_ntz', 'string', 'binary', 'interval') -%}
       {%- do inputs.update({category: 'if(' ~ c ~ ' is null, null, xxhash64(' ~ c ~ '))'}) -%}
     {%- endif -%}
     {{ return(inputs.get(category)) }}
