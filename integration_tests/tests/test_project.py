@@ -117,11 +117,14 @@ def test_downstream_models_use_statistics_at_compile_time(spark, built):
     assert buckets[0]["edge_count"] > 2
     assert [b["amount_bucket"] for b in buckets] == sorted(b["amount_bucket"] for b in buckets)
     assert len({b["amount_bucket"] for b in buckets}) >= 3
-    salted = rows(spark, "select customer, join_key, max_amount_at_compile_time as m from analytics.salted_orders")
+    salted = rows(spark, "select customer, join_key, max_amount_at_compile_time as m, amount_outlier_fence as fence from analytics.salted_orders")
     alice = [r["join_key"] for r in salted if r["customer"] == "alice"]
     assert alice and all(key.startswith("alice#") for key in alice)  # alice has the most orders
     assert all(r["join_key"] == r["customer"] for r in salted if r["customer"] != "alice")
     assert float(salted[0]["m"]) == 100.0
+    # statistics are numbers a model can compute with (a float times dbt's Decimal would fail)
+    exact = rows(spark, "select avg(amount) + 2.5 * stddev(amount) as fence from analytics.orders")[0]["fence"]
+    assert float(salted[0]["fence"]) == pytest.approx(float(exact))
 
 
 def test_statistics_overview_summarizes_each_table(spark, built):

@@ -1,4 +1,5 @@
-{#- The current table-level statistics of one column as a dict, read at compile time, e.g.
+{#- The current table-level statistics of one column as a dict (counts as integers, avg_len, mean
+    and stddev as floats), read at compile time, e.g.
     {% set amount = dbt_analyze.get_column_stats(ref('orders'), 'amount') %}
     Returns {} when the column has no statistics (or at parse time). -#}
 {% macro get_column_stats(relation, column_name, partition_spec='') %}
@@ -11,6 +12,11 @@
                            ~ dbt_analyze._column_filter_sql(relation, column_name, partition_spec)) -%}
   {%- if not rows | length -%}{{ return({}) }}{%- endif -%}
   {%- set stats = {} -%}
-  {%- for name in rows.column_names -%}{%- do stats.update({name: rows[0][name]}) -%}{%- endfor -%}
+  {#- dbt reads doubles (avg_len, mean, stddev) as Decimal, which arithmetic with a float refuses
+      ({{ amount.mean + 2.5 * amount.stddev }}); they are given as floats. -#}
+  {%- for name in rows.column_names -%}
+    {%- set value = rows[0][name] -%}
+    {%- do stats.update({name: value | float if value is number and value is not integer and value is not boolean else value}) -%}
+  {%- endfor -%}
   {{ return(stats) }}
 {% endmacro %}
