@@ -167,7 +167,8 @@ def test_spark4_string_types_are_counted_under_their_collation(spark, dbt):
 
 def test_ansi_interval_columns_get_min_max_distinct_and_top_values(spark, dbt):
     """Spark's ANALYZE refuses ANSI interval columns; they are ordered and comparable, so they get
-    what other ordered types get but quantiles: checked per partition and merged against exact SQL."""
+    what other ordered types get but quantiles (and their type widths as lengths): checked per
+    partition and merged against exact SQL."""
     table = "analytics.spans"
     spark.sql(f"drop table if exists {table}")
     spark.sql(f"create table {table} (wait interval day to second, tenure interval year to month, p int) using parquet partitioned by (p)")
@@ -185,6 +186,8 @@ def test_ansi_interval_columns_get_min_max_distinct_and_top_values(spark, dbt):
             ours = stats[column]
             assert (ours["null_count"], ours["distinct_count"], ours["min_value"], ours["max_value"]) == \
                    (exact["nulls"], exact["ndv"], exact["lo"], exact["hi"]), (spec, column)
+    whole = column_stats(spark, table)
+    assert (whole["wait"]["avg_len"], whole["wait"]["max_len"], whole["tenure"]["avg_len"], whole["tenure"]["max_len"]) == (8, 8, 4, 4)  # type widths
     top = rows(spark, f"""select value, frequency from analytics_stats.column_top_values
                           where table_name = 'spans' and partition_spec = '' and column_name = 'tenure' order by rank""")[0]
     assert (top["value"], top["frequency"]) == ("INTERVAL '1-2' YEAR TO MONTH", 2)

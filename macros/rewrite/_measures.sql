@@ -84,6 +84,7 @@
                     'bigint': 8, 'long': 8, 'float': 4, 'real': 4, 'double': 8, 'date': 4, 'timestamp': 8,
                     'timestamp_ltz': 8, 'timestamp_ntz': 8, 'string': 20, 'binary': 100} -%}
   {%- if t.startswith('char') or t.startswith('varchar') -%}{%- set t = 'string' -%}{%- endif -%}
+  {%- if t.startswith('interval') -%}{{ return(4 if 'year' in t or 'month' in t else 8) }}{%- endif -%}
   {%- if t.startswith('decimal') -%}
     {%- set precision = (modules.re.findall('[0-9]+', t) or ['10'])[0] | int -%}
     {{ return(8 if precision <= 18 else 16) }}
