@@ -140,8 +140,7 @@ def test_partitions_kept_outside_the_table_directory_are_listed_where_they_are(s
     table = "analytics.relocated"
     spark.sql(f"drop table if exists {table}")
     spark.sql(f"create table {table} (v int, s string) partitioned by (p string) stored as parquet")
-    root = rows(spark, f"describe table extended {table}")
-    root = next(r["data_type"] for r in root if r["col_name"] == "Location")
+    root = next(r["data_type"] for r in rows(spark, f"describe table extended {table}") if r["col_name"] == "Location")
     spark.sql(f"insert into {table} partition (p = 'a') values (1, 'x'), (2, 'y')")
     spark.sql(f"alter table {table} add partition (p = 'b/c') location '{tmp_path / 'elsewhere'}'")
     spark.sql(f"insert into {table} partition (p = 'b/c') values (3, 'z')")

@@ -56,8 +56,8 @@
     the table's partition columns (__HIVE_DEFAULT_PARTITION__ is null). -#}
 {% macro _partition_clause_sql(table, spec) %}
   {%- set parts = [] -%}
-  {%- for part in spec.split('/') -%}
-    {%- set value = namespace(text=part.split('=', 1)[1]) -%}
+  {%- for escaped_value in dbt_analyze._split_partition_spec(spec).values() -%}
+    {%- set value = namespace(text=escaped_value) -%}
     {%- for char, escaped in dbt_analyze._escapes() | reverse -%}{%- set value.text = value.text | replace(escaped, char) -%}{%- endfor -%}
     {%- do parts.append(dbt_analyze._quote_identifier(table.partition_columns[loop.index0]) ~ ' = '
                         ~ ('null' if value.text == '__HIVE_DEFAULT_PARTITION__' else dbt_analyze._quote_literal(value.text))) -%}
