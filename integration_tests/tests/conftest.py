@@ -195,6 +195,13 @@ def column_stats(spark, table: str, partition_spec: str = "") -> dict[str, dict]
     return {r["column_name"]: r for r in found}
 
 
+def spark_size_bytes(spark, table: str, partition: str = "") -> int:
+    """The size Spark's own ANALYZE stored for a table, or for one partition (`p = 'v'`); 0 if none."""
+    described = rows(spark, f"describe formatted {table}" + (f" partition ({partition})" if partition else ""))
+    key = "Partition Statistics" if partition else "Statistics"
+    return int(next((r["data_type"] for r in described if r["col_name"] == key), "0 bytes").split(" ")[0])
+
+
 def table_stats(spark, table: str) -> dict[str, dict]:
     schema, name = table.split(".")
     found = rows(spark, f"select * from analytics_stats.table_statistics where table_schema = '{schema}' and table_name = '{name}'")

@@ -5,7 +5,7 @@ import os
 import re
 
 import pytest
-from conftest import analyze, column_stats, rows, table_stats
+from conftest import analyze, column_stats, rows, spark_size_bytes, table_stats
 
 T = "analytics.visits"
 
@@ -128,9 +128,8 @@ def test_noscan_reports_size_and_files_from_the_listing(spark, dbt):
     assert result.success, result.error
     stats = table_stats(spark, "analytics.noscan_only")[""]
     spark.sql("analyze table analytics.noscan_only compute statistics noscan")
-    described = {r["col_name"]: r["data_type"] for r in rows(spark, "describe table extended analytics.noscan_only")}
     assert stats["row_count"] is None  # nothing was scanned
-    assert stats["size_bytes"] == int(described["Statistics"].split(" ")[0]) and stats["file_count"] >= 1
+    assert stats["size_bytes"] == spark_size_bytes(spark, "analytics.noscan_only") and stats["file_count"] >= 1
 
 
 def test_partitions_kept_outside_the_table_directory_are_listed_where_they_are(spark, dbt, tmp_path):
@@ -152,10 +151,7 @@ def test_partitions_kept_outside_the_table_directory_are_listed_where_they_are(s
     result = analyze(dbt, relation=table, columns="all")
     assert result.success, result.error
     spark.sql(f"analyze table {table} partition (p) compute statistics noscan")
-    sparks = {spec: rows(spark, f"describe formatted {table} partition (p = '{value}')")
-              for spec, value in zip(specs, ["a", "b/c", "d", "e"])}
-    sparks = {spec: int(next((r["data_type"] for r in found if r["col_name"] == "Partition Statistics"), "0 bytes").split(" ")[0])
-              for spec, found in sparks.items()}
+    sparks = {spec: spark_size_bytes(spark, table, f"p = '{value}'") for spec, value in zip(specs, ["a", "b/c", "d", "e"])}
     stats = table_stats(spark, table)
     assert {spec: stats[spec]["size_bytes"] for spec in specs} == sparks and sparks["p=b%2Fc"] > 0 and sparks["p=d"] > 0
     assert stats[""]["size_bytes"] == sum(sparks.values())  # the files of kept_as_d count once

@@ -164,7 +164,6 @@ def test_spark4_string_types_are_counted_under_their_collation(spark, dbt):
     assert (whole["v"]["null_count"], whole["span"]["null_count"]) == (4, 4)
 
 
-
 def test_ansi_interval_columns_get_min_max_distinct_and_top_values(spark, dbt):
     """Spark's ANALYZE refuses ANSI interval columns; they are ordered and comparable, so they get
     what other ordered types get but quantiles (and their type widths as lengths): checked per

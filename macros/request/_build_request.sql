@@ -34,9 +34,8 @@
     {%- if relation is string -%}
       {%- set parts = relation.split('.') -%}
       {#- Spark 4 names tables catalog.schema.name too; as in a statement, only its session catalog. -#}
-      {%- if parts | length == 3 and parts[0] | lower != 'spark_catalog' -%}
-        {{ dbt_analyze._fail(run, "catalog '" ~ parts[0] ~ "' is not supported (only spark_catalog)") }}
-      {%- endif -%}
+      {%- set catalog_error = dbt_analyze._unsupported_catalog(parts, 3) -%}
+      {%- if catalog_error -%}{{ dbt_analyze._fail(run, catalog_error) }}{%- endif -%}
       {%- set parts = parts[1:] if parts | length == 3 else parts -%}
       {%- if parts | length > 2 or '' in parts -%}
         {{ dbt_analyze._fail(run, "relation '" ~ relation ~ "' must be a name, schema.name or spark_catalog.schema.name") }}

@@ -108,22 +108,24 @@
 
   {%- set parts = st.name_parts -%}
   {%- if st.tables -%}
-    {%- if parts | length == 2 and parts[0] | lower != 'spark_catalog' -%}
-      {{ return({'error': "catalog '" ~ parts[0] ~ "' is not supported (only spark_catalog)"}) }}
-    {%- endif -%}
+    {%- set catalog_error = dbt_analyze._unsupported_catalog(parts, 2) -%}
+    {%- if catalog_error -%}{{ return({'error': catalog_error}) }}{%- endif -%}
     {%- do request.update({'tables_in': parts[-1] if parts else none}) -%}
     {{ return(request) }}
   {%- endif -%}
-  {%- if parts | length == 3 -%}
-    {%- if parts[0] | lower != 'spark_catalog' -%}
-      {{ return({'error': "catalog '" ~ parts[0] ~ "' is not supported (only spark_catalog)"}) }}
-    {%- endif -%}
-    {%- set parts = parts[1:] -%}
-  {%- endif -%}
+  {%- set catalog_error = dbt_analyze._unsupported_catalog(parts, 3) -%}
+  {%- if catalog_error -%}{{ return({'error': catalog_error}) }}{%- endif -%}
+  {%- set parts = parts[1:] if parts | length == 3 else parts -%}
   {%- do request.update({'relation': parts | join('.') if parts | length == 1 else none,
                          'schema': parts[0] if parts | length == 2 else none,
                          'identifier': parts[-1]}) -%}
   {%- if st.partition -%}{%- do request.update({'partition': st.partition}) -%}{%- endif -%}
   {%- if st.columns -%}{%- do request.update({'columns': st.columns}) -%}{%- endif -%}
   {{ return(request) }}
+{% endmacro %}
+
+{#- The error for a name of `length` parts whose first part names a catalog other than Spark's
+    session catalog (the only one whose tables dbt-spark reaches), else none. -#}
+{% macro _unsupported_catalog(parts, length) %}
+  {{ return("catalog '" ~ parts[0] ~ "' is not supported (only spark_catalog)" if parts | length == length and parts[0] | lower != 'spark_catalog' else none) }}
 {% endmacro %}
