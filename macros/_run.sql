@@ -54,14 +54,12 @@
     the runs those states come from, which the merge then reads alone). -#}
 {% macro _read_listings_and_states(plans, run) %}
   {%- set tables = plans | map(attribute='table') | list -%}
-  {%- set listing_sql = dbt_analyze._list_files_sql(tables) -%}
   {%- set states_sql = dbt_analyze._current_states_read_sql(plans, run) -%}
-  {%- set statements = [listing_sql, states_sql] | select | list -%}
-  {%- set results = dbt_analyze._run_independent(statements) -%}
-  {%- set listings = dbt_analyze._parse_listings(tables, results[0] if listing_sql else []) -%}
+  {%- set results = dbt_analyze._run_listing(dbt_analyze._listing_branches(tables), [states_sql] if states_sql else []) -%}
+  {%- set listings = dbt_analyze._parse_listings(tables, results[0]) -%}
   {%- do dbt_analyze._fit_listings_to_partitions(tables, plans | map(attribute='all_partitions') | list, listings) -%}
   {%- for listing in listings -%}{%- do plans[loop.index0].update({'listing': listing}) -%}{%- endfor -%}
-  {{ return(dbt_analyze._parse_current_states(plans, results[statements | length - 1] if states_sql else [])) }}
+  {{ return(dbt_analyze._parse_current_states(plans, results[1] if states_sql else [])) }}
 {% endmacro %}
 
 {#- The query of the current states of the plans' tables (none when there is nothing to read). -#}
@@ -236,9 +234,13 @@
 
 {#- Statements that do not depend on each other (each writes its own table, or only reads), all
     at once where the connection allows it (dbt-spark's session, through the library), else one
-    after another. Returns each statement's rows, in the statements' order. -#}
-{% macro _run_independent(statements) %}
-  {%- set results = adapter.dbt_analyze_run_concurrently(statements) if statements | length > 1 and adapter.dbt_analyze_run_concurrently is defined else false -%}
+    after another. Returns each statement's rows, in the statements' order. With missing_paths (file
+    listings, see _run_listing), a statement that Spark stops at a path that does not exist gives
+    {missing_path} instead of rows (through the library, on any connection). -#}
+{% macro _run_independent(statements, missing_paths=false) %}
+  {%- if not statements -%}{{ return([]) }}{%- endif -%}
+  {%- set results = adapter.dbt_analyze_run_concurrently(statements, missing_paths)
+                    if (statements | length > 1 or missing_paths) and adapter.dbt_analyze_run_concurrently is defined else false -%}
   {%- if results is sameas false -%}
     {%- set results = [] -%}
     {%- for sql in statements -%}{%- do results.append(run_query(sql).rows) -%}{%- endfor -%}

@@ -3,6 +3,7 @@ the file listing, and table statistics are merged from partition states without 
 
 import os
 import re
+import shutil
 
 import pytest
 from conftest import analyze, column_stats, rows, spark_size_bytes, table_stats
@@ -217,6 +218,58 @@ def test_analyze_stale_finds_and_refreshes_only_what_changed(spark, dbt):
     assert check.success, check.error
     assert "analyze_stale: table 1 of 2: stale_db.flat: dropped" in check.log
     assert staleness(spark)[("flat", "")] == "dropped"
+
+
+def test_locations_that_no_longer_exist_are_listed_as_empty(spark, dbt, tmp_path):
+    """Directories deleted under Spark: an external table's, a partitioned table's whole directory,
+    and a partition's kept elsewhere. Spark reads them as empty (its ANALYZE stores 0 bytes, 0
+    rows); its binaryFile source stops at a missing path. So the listing leaves such a location
+    out and lists the rest again: analyze_stale re-analyzes them as empty and still reaches the
+    table that merely changed."""
+    spark.sql("create database if not exists gone_db")
+    for name in ("external", "parts", "moved", "kept"):
+        spark.sql(f"drop table if exists gone_db.{name}")
+    spark.sql(f"create table gone_db.external (v int) using parquet location '{tmp_path / 'external'}'")
+    spark.sql("insert into gone_db.external values (1), (2)")
+    spark.sql("create table gone_db.parts (v int, p int) using parquet partitioned by (p)")
+    spark.sql("insert into gone_db.parts values (1, 1), (2, 2)")
+    spark.sql("create table gone_db.moved (v int) partitioned by (p int) stored as parquet")
+    spark.sql("insert into gone_db.moved partition (p = 1) values (1)")
+    spark.sql(f"alter table gone_db.moved add partition (p = 9) location '{tmp_path / 'p9'}'")
+    spark.sql("insert into gone_db.moved partition (p = 9) values (9), (10)")
+    spark.sql("create table gone_db.kept using parquet as select 1 as v")
+    for name in ("external", "parts", "moved", "kept"):
+        result = analyze(dbt, relation=f"gone_db.{name}", columns="all")
+        assert result.success, result.error
+
+    parts_location = next(r["data_type"] for r in rows(spark, "describe table extended gone_db.parts") if r["col_name"] == "Location")
+    for directory in (tmp_path / "external", parts_location.removeprefix("file:"), tmp_path / "p9"):
+        shutil.rmtree(directory)
+    spark.sql("insert overwrite table gone_db.kept select 2 as v union all select 3")
+    for name in ("external", "parts", "moved"):
+        spark.catalog.refreshTable(f"gone_db.{name}")  # this session listed them before; a new dbt process would not have
+
+    refresh = dbt("run-operation", "analyze_stale", "--args", "{schema: gone_db}")
+    assert refresh.success, refresh.error
+    for gone in (f"gone_db.external: its location file:{tmp_path / 'external'} does not exist",
+                 f"gone_db.parts: its location {parts_location} does not exist",
+                 f"gone_db.moved partition p=9: its location file:{tmp_path / 'p9'} does not exist"):
+        assert gone in refresh.log, refresh.log
+    assert table_stats(spark, "gone_db.kept")[""]["row_count"] == 2
+    assert {spec: (r["row_count"], r["size_bytes"], r["file_count"]) for spec, r in table_stats(spark, "gone_db.parts").items()} == {
+        "": (0, 0, 0), "p=1": (0, 0, 0), "p=2": (0, 0, 0)}
+    assert [table_stats(spark, "gone_db.moved")[spec]["row_count"] for spec in ("", "p=1", "p=9")] == [1, 1, 0]
+    assert column_stats(spark, "gone_db.moved")["v"]["max_value"] == "1"
+    # as Spark's own ANALYZE sees them
+    for name in ("external", "parts", "moved"):
+        spark.sql(f"analyze table gone_db.{name} compute statistics")
+        assert table_stats(spark, f"gone_db.{name}")[""]["size_bytes"] == spark_size_bytes(spark, f"gone_db.{name}")
+        assert table_stats(spark, f"gone_db.{name}")[""]["row_count"] == spark.table(f"gone_db.{name}").count()
+    assert spark_size_bytes(spark, "gone_db.external") == 0 and table_stats(spark, "gone_db.external")[""]["row_count"] == 0
+
+    check = dbt("run-operation", "analyze_stale", "--args", "{check_only: true, schema: gone_db}")
+    assert check.success, check.error
+    assert "4 analyzed table(s); all fresh" in check.log
 
 
 def test_a_run_on_sparks_default_shuffle_partitions_spreads_its_states_over_a_few_tasks(spark, dbt, visits):

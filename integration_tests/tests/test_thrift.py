@@ -99,6 +99,23 @@ def test_publish_over_thrift_publishes_the_size_and_says_what_it_left_out(thrift
     assert "only the size was published to the Spark catalog (not a session connection)" in output
 
 
+def test_a_table_whose_directory_is_gone_is_analyzed_as_empty_over_thrift(thrift_port, tmp_path):
+    """The server's error comes back as text; the listing finds the missing path in it, as in a session."""
+    location = tmp_path / "gone"
+    code, output = steps(thrift_port, {"sql": ["create database if not exists analytics",
+                                               f"create table analytics.gone (v int) using parquet location '{location}'",
+                                               "insert into analytics.gone values (1), (2)"]},
+                         {"analyze_table": {"relation": "analytics.gone", "columns": "all"}})
+    assert code == 0, output[-3000:]
+    shutil.rmtree(location)
+    code, output = steps(thrift_port, {"analyze_table": {"relation": "analytics.gone", "columns": "all"}},
+                         {"current": {"schema": "analytics", "table": "gone"}})
+    assert code == 0, output[-3000:]
+    assert f"analytics.gone: its location file:{location} does not exist; listed as holding no files" in output
+    table = {t["partition_spec"]: t for t in printed_statistics(output)[0]["table_statistics"]}
+    assert (table[""]["row_count"], table[""]["size_bytes"], table[""]["file_count"]) == ("0", "0", "0")
+
+
 def current_of(port, table: str) -> dict:
     code, output = steps(port, {"current": {"schema": "analytics", "table": table}})
     assert code == 0, output[-3000:]

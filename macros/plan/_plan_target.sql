@@ -71,39 +71,63 @@
     table's location (the binaryFile source lists files and reads none of them), and of the
     locations of partitions kept elsewhere. -#}
 {% macro _list_files(table, partition_specs) %}
-  {%- set sql = dbt_analyze._list_files_sql([table]) -%}
-  {%- set listings = dbt_analyze._parse_listings([table], run_query(sql) if sql else []) -%}
+  {%- set listings = dbt_analyze._parse_listings([table], dbt_analyze._run_listing(dbt_analyze._listing_branches([table]))[0]) -%}
   {%- do dbt_analyze._fit_listings_to_partitions([table], [partition_specs], listings) -%}
   {{ return(listings[0]) }}
 {% endmacro %}
 
-{#- The listings of many tables from one query (one Spark job); none when no table has a location. -#}
-{% macro _list_files_sql(tables) %}
+{#- The listing branches of many tables, for one query (one Spark job): one per table with a location. -#}
+{% macro _listing_branches(tables) %}
   {%- set branches = [] -%}
   {%- for table in tables -%}
     {%- if table.location -%}
       {%- set depth = table.partition_columns | length -%}
       {%- set spec_sql = "regexp_replace(regexp_extract(path, '([^/]+/){" ~ depth ~ "}[^/]+$', 0), '/[^/]+$', '')" if depth else "''" -%}
-      {%- do branches.append(dbt_analyze._listing_branch_sql(loop.index0, spec_sql, table.location)) -%}
+      {%- do branches.append(dbt_analyze._listing_branch(loop.index0, spec_sql, table.location, table.schema ~ '.' ~ table.identifier)) -%}
     {%- endif -%}
   {%- endfor -%}
-  {{ return(dbt_analyze._listing_sql(branches)) }}
+  {{ return(branches) }}
 {% endmacro %}
 
-{#- One location's files as (table_index, partition_spec, length, modificationTime). Without
-    partition discovery, which a directory that is no partition's (say, a partition kept under
-    another name) would make fail; the spec comes from the path. The source reads its path as a
-    glob, so the glob's characters in a location (say, a schema's at /data/{raw}) are escaped. -#}
-{% macro _listing_branch_sql(table_index, spec_sql, location) %}
+{#- One location's files as (table_index, partition_spec, length, modificationTime), and what
+    names the location: {sql, path, location, label}. Without partition discovery, which a
+    directory that is no partition's (say, a partition kept under another name) would make fail;
+    the spec comes from the path. The source reads its path as a glob, so the glob's characters
+    in a location (say, a schema's at /data/{raw}) are escaped. -#}
+{% macro _listing_branch(table_index, spec_sql, location, label) %}
   {%- set path = namespace(text=location) -%}
   {%- for char in '\\{}[]*?' -%}{%- set path.text = path.text | replace(char, '\\' ~ char) -%}{%- endfor -%}
-  {{ return('select ' ~ table_index ~ ' as table_index, ' ~ spec_sql ~ ' as partition_spec, length, modificationTime from binaryFile.'
-            ~ dbt_analyze._quote_identifier(path.text) ~ " with ('recursiveFileLookup' = 'true')") }}
+  {{ return({'path': path.text, 'location': location, 'label': label,
+             'sql': 'select ' ~ table_index ~ ' as table_index, ' ~ spec_sql ~ ' as partition_spec, length, modificationTime from binaryFile.'
+                    ~ dbt_analyze._quote_identifier(path.text) ~ " with ('recursiveFileLookup' = 'true')"}) }}
 {% endmacro %}
 
 {% macro _listing_sql(branches) %}
   {{ return('select table_index, partition_spec, count(*) as file_count, sum(length) as size_bytes, cast(max(modificationTime) as string) as modified_at from ('
-            ~ branches | join(' union all ') ~ ') group by 1, 2' if branches else none) }}
+            ~ branches | map(attribute='sql') | join(' union all ') ~ ') group by 1, 2' if branches else none) }}
+{% endmacro %}
+
+{#- The listing of branches, with other statements at the same time (_run_independent): the
+    listing's rows first, then each other statement's. Spark reads a table or partition whose
+    directory is gone as empty, but its binaryFile source stops at the missing path: that
+    location's branch is left out (no files, as Spark sees it) and the rest listed again. -#}
+{% macro _run_listing(branches, others=[]) %}
+  {%- set listing_sql = dbt_analyze._listing_sql(branches) -%}
+  {%- set results = dbt_analyze._run_independent(([listing_sql] if listing_sql else []) + others, missing_paths=true) -%}
+  {%- set st = namespace(branches=branches, listing=results[0] if listing_sql else []) -%}
+  {%- for attempt in range(branches | length) if st.listing is mapping -%}
+    {%- set missing = st.listing.missing_path -%}
+    {#- Spark names the path as the query gave it, qualified (file:/...) when it came without a scheme. -#}
+    {%- set gone = st.branches | selectattr('path', 'in', [missing, modules.re.sub('^file:', '', missing)]) | list -%}
+    {%- if not gone -%}
+      {{ exceptions.raise_compiler_error('dbt_analyze: the file listing stops at ' ~ missing ~ ', which does not exist and is no listed location') }}
+    {%- endif -%}
+    {{ log('dbt_analyze: ' ~ gone[0].label ~ ': its location ' ~ gone[0].location ~ ' does not exist; listed as holding no files (Spark reads it as empty)', info=True) }}
+    {%- set st.branches = st.branches | reject('in', gone) | list -%}
+    {%- set relisting_sql = dbt_analyze._listing_sql(st.branches) -%}
+    {%- set st.listing = dbt_analyze._run_independent([relisting_sql], missing_paths=true)[0] if relisting_sql else [] -%}
+  {%- endfor -%}
+  {{ return([st.listing] + (results[1:] if listing_sql else results)) }}
 {% endmacro %}
 
 {#- Fits each partitioned table's listing to the partitions of its catalog. Files in a directory
@@ -133,11 +157,11 @@
     {#- The first Location is the partition's (the table's follows under Storage Information). -#}
     {%- set location = (rows | selectattr(0, 'equalto', 'Location') | map(attribute=1) | first | default('', true)) | trim -%}
     {%- if location and location.rstrip('/') != table.location.rstrip('/') ~ '/' ~ partition.spec -%}
-      {%- do branches.append(dbt_analyze._listing_branch_sql(partition.index, dbt_analyze._quote_literal(partition.spec), location)) -%}
+      {%- do branches.append(dbt_analyze._listing_branch(partition.index, dbt_analyze._quote_literal(partition.spec), location,
+                                                         table.schema ~ '.' ~ table.identifier ~ ' partition ' ~ partition.spec)) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set sql = dbt_analyze._listing_sql(branches) -%}
-  {%- for relocated in dbt_analyze._parse_listings(tables, run_query(sql) if sql else []) -%}
+  {%- for relocated in dbt_analyze._parse_listings(tables, dbt_analyze._run_listing(branches)[0]) -%}
     {%- do listings[loop.index0].update(relocated) -%}
   {%- endfor -%}
 {% endmacro %}

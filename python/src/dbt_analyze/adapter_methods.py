@@ -10,9 +10,11 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
 - ``dbt_analyze_estimate_statistics(payload_json)``: estimates of models' column statistics from
   their compiled SQL (``target/compiled``) and their inputs' statistics; see
   :mod:`dbt_analyze.estimate`.
-- ``dbt_analyze_run_concurrently(statements)``: independent statements at once on the session's
-  Spark (session connections), returning each one's rows; False elsewhere, and the macros run
-  them one by one.
+- ``dbt_analyze_run_concurrently(statements, missing_paths=False)``: independent statements at
+  once on the session's Spark (session connections), returning each one's rows; False elsewhere,
+  and the macros run them one by one. With ``missing_paths`` (file listings), a statement that
+  Spark stops at a path that does not exist returns ``{"missing_path": path}`` instead, on any
+  connection.
 - ``dbt_analyze_cache_view(view, select_sql)``: ``select_sql``'s rows cached as the temporary
   view ``view``, made from a DataFrame (session connections); False elsewhere, and the macros
   run ``CACHE TABLE view AS select_sql``.
@@ -31,6 +33,7 @@ True
 from __future__ import annotations
 
 import json
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -89,36 +92,66 @@ def _statement_error(error: Exception, sql: str) -> Exception:
     return DbtDatabaseError(f"{error}\n(in: {' '.join(sql.split())[:300]})")
 
 
-def dbt_analyze_run_concurrently(adapter: Any, statements: list[str]) -> list[list[tuple]] | bool:
+_PATH_NOT_FOUND = re.compile(r"\[PATH_NOT_FOUND\] Path does not exist: (.+?)\. SQLSTATE")
+
+
+def missing_path(error: BaseException) -> str | None:
+    """The path Spark's error names as not existing (``PATH_NOT_FOUND``), as the query gave it.
+
+    >>> missing_path(Exception("[PATH_NOT_FOUND] Path does not exist: file:/data/t. SQLSTATE: 42K03"))
+    'file:/data/t'
+    >>> missing_path(Exception("[TABLE_OR_VIEW_NOT_FOUND] ...")) is None
+    True
+    """
+    found = _PATH_NOT_FOUND.search(str(error))
+    return found.group(1) if found else None
+
+
+def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_paths: bool = False) -> list[Any] | bool:
     """Runs statements that do not depend on each other (a merge's inserts, each into its own
     table, all reading one cached view; a plan's reads) at the same time in the session's Spark,
     and returns each statement's rows, in the statements' order. On the small inputs of a run a
     statement's time is mostly planning, job start and file commit, which overlap; Spark
     schedules the jobs' tasks side by side. Every statement runs to its end; then the first
-    failure is raised. False (nothing run) when the connection is not a session."""
+    failure is raised. False (nothing run) when the connection is not a session.
+
+    With ``missing_paths`` (file listings: Spark reads a table whose directory is gone as empty,
+    but its ``binaryFile`` source stops at the path), a statement stopped at a missing path gives
+    ``{"missing_path": path}`` instead of rows, and on other connections (Thrift) the statements
+    run one by one through dbt's connection, so that the macros can list again without it."""
     from dbt_analyze.session_submission import is_session
 
-    if not is_session(adapter):
-        return False
-    from dbt.adapters.events.logging import AdapterLogger
-    from pyspark.sql import SparkSession
-
-    spark = SparkSession.builder.getOrCreate()
-    logger = AdapterLogger("dbt_analyze")
-
-    def run(sql: str) -> list[tuple] | Exception:
-        logger.debug(f"dbt_analyze: running at once with {len(statements) - 1} other statement(s):\n{sql}")
+    def result(run: Any, sql: str) -> Any:
         try:
-            return [tuple(row) for row in spark.sql(sql).collect()]
+            return run(sql)
         except Exception as error:  # noqa: BLE001 - raised below, after the others have finished
-            return error
+            path = missing_path(error) if missing_paths else None
+            return {"missing_path": path} if path else error
 
-    with ThreadPoolExecutor(max_workers=len(statements) or 1, thread_name_prefix="dbt_analyze") as pool:
-        results = list(pool.map(run, statements))
-    errors = [(sql, result) for sql, result in zip(statements, results) if isinstance(result, Exception)]
+    session = is_session(adapter)
+    if session:
+        from dbt.adapters.events.logging import AdapterLogger
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        logger = AdapterLogger("dbt_analyze")
+
+        at_once = f" at once with {len(statements) - 1} other statement(s)" if len(statements) > 1 else ""
+
+        def run(sql: str) -> list[tuple]:
+            logger.debug(f"dbt_analyze: running{at_once}:\n{sql}")
+            return [tuple(row) for row in spark.sql(sql).collect()]
+
+        with ThreadPoolExecutor(max_workers=len(statements) or 1, thread_name_prefix="dbt_analyze") as pool:
+            results = list(pool.map(lambda sql: result(run, sql), statements))
+    elif missing_paths:
+        results = [result(lambda sql: [tuple(row) for row in adapter.execute(sql, fetch=True)[1].rows], sql) for sql in statements]
+    else:
+        return False
+    errors = [(sql, outcome) for sql, outcome in zip(statements, results) if isinstance(outcome, Exception)]
     if errors:
         sql, error = errors[0]
-        raise _statement_error(error, sql)
+        raise _statement_error(error, sql) if session else error  # dbt's connection raised dbt's own error
     return results
 
 
