@@ -1,5 +1,7 @@
 """Data edge cases, hostile table names and values, idempotence and schema changes."""
 
+import os
+
 import pytest
 from conftest import analyze, column_stats, rows, table_stats
 from test_oracle import same_value, spark_column_stat
@@ -144,3 +146,53 @@ def test_dropped_and_retyped_columns_are_not_merged_with_new_states(spark, dbt):
     assert analyze(dbt, relation="analytics.reshaped", columns="all").success
     merged = column_stats(spark, "analytics.reshaped")["a"]
     assert (merged["min_value"], merged["max_value"], merged["data_type"]) == ("10000000000", "20000000000", "bigint")
+
+
+def analyze_in_time_zone(spark, dbt, zone: str, **args):
+    """A run whose session renders timestamps in `zone` (as a profile's spark.sql.session.timeZone does)."""
+    os.environ["DBT_ANALYZE_TIME_ZONE"] = zone
+    try:
+        result = analyze(dbt, **args)
+    finally:
+        del os.environ["DBT_ANALYZE_TIME_ZONE"]
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
+    assert result.success, result.error
+    return result
+
+
+def test_timestamp_extremes_merge_as_instants_whatever_the_session_time_zone(spark, dbt):
+    """A state keeps a timestamp column's min and max as instants, not as text in the session's
+    zone: states taken under one zone merge right with states taken under another (a changed
+    profile, an imported document), and the hour that a zone's clocks go through twice keeps
+    its order. Nor does a changed zone make unchanged partitions look changed."""
+    table = "analytics.instants"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"create table {table} (t timestamp, p int) using parquet partitioned by (p)")
+    # In Los Angeles on 2026-11-01, 08:30Z is the first 01:30 (PDT) and 09:10Z the second 01:10 (PST).
+    spark.sql(f"""insert into {table} values (timestamp'2026-11-01 09:10:00Z', 1),
+                  (timestamp'2026-11-01 08:00:00Z', 2), (timestamp'2026-11-01 08:30:00Z', 2)""")
+
+    def exact(zone: str, where: str = "true") -> tuple[str, str]:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+        try:
+            found = rows(spark, f"select cast(min(t) as string) as lo, cast(max(t) as string) as hi from {table} where {where}")[0]
+        finally:
+            spark.conf.set("spark.sql.session.timeZone", "UTC")
+        return found["lo"], found["hi"]
+
+    def ours(spec: str = "") -> tuple[str, str]:
+        found = column_stats(spark, table, spec)["t"]
+        return found["min_value"], found["max_value"]
+
+    analyze_in_time_zone(spark, dbt, "America/Los_Angeles", relation=table, columns="all")
+    assert exact("America/Los_Angeles") == ("2026-11-01 01:00:00", "2026-11-01 01:10:00")
+    assert ours() == exact("America/Los_Angeles")
+
+    unchanged = analyze_in_time_zone(spark, dbt, "UTC", relation=table, columns="all")
+    assert "unchanged since its last analysis (2 partition(s) skipped)" in unchanged.log
+
+    spark.sql(f"insert into {table} values (timestamp'2026-11-01 07:00:00Z', 3)")
+    result = analyze_in_time_zone(spark, dbt, "UTC", relation=table, columns="all")
+    assert "scanning analytics.instants: 1 of 3 partition(s)" in result.log  # merges the other two's states
+    assert ours() == exact("UTC") == ("2026-11-01 07:00:00", "2026-11-01 09:10:00")
+    assert ours("p=1") == exact("UTC", "p = 1") and ours("p=2") == exact("UTC", "p = 2")

@@ -103,12 +103,16 @@
 
 {% macro _measure_value_count(c, category) %}{{ return('count(' ~ c ~ ')') }}{% endmacro %}
 
-{% macro _measure_min_value(c, category) %}
-  {{ return('cast(min(' ~ c ~ ') as string)' if category in dbt_analyze._ordered_categories() else none) }}
-{% endmacro %}
+{% macro _measure_min_value(c, category) %}{{ return(dbt_analyze._extreme_state_sql('min', c, category)) }}{% endmacro %}
 
-{% macro _measure_max_value(c, category) %}
-  {{ return('cast(max(' ~ c ~ ') as string)' if category in dbt_analyze._ordered_categories() else none) }}
+{% macro _measure_max_value(c, category) %}{{ return(dbt_analyze._extreme_state_sql('max', c, category)) }}{% endmacro %}
+
+{#- A state's min or max as text. A timestamp's is its instant (microseconds since the epoch):
+    as text in the session's zone it would change meaning under another zone, and in the hour
+    a zone's clocks go through twice two instants read the same. The merge renders it. -#}
+{% macro _extreme_state_sql(agg, c, category) %}
+  {%- if category == 'timestamp' -%}{{ return('cast(unix_micros(' ~ agg ~ '(' ~ c ~ ')) as string)') }}{%- endif -%}
+  {{ return('cast(' ~ agg ~ '(' ~ c ~ ') as string)' if category in dbt_analyze._ordered_categories() else none) }}
 {% endmacro %}
 
 {#- Character length of strings, byte length of binary, element count of arrays and maps. -#}
