@@ -164,13 +164,16 @@ def test_timestamp_extremes_merge_as_instants_whatever_the_session_time_zone(spa
     """A state keeps a timestamp column's min and max as instants, not as text in the session's
     zone: states taken under one zone merge right with states taken under another (a changed
     profile, an imported document), and the hour that a zone's clocks go through twice keeps
-    its order. Nor does a changed zone make unchanged partitions look changed."""
+    its order. Nor does a changed zone make unchanged partitions look changed, or move the
+    quantiles of a timestamp without time zone (one in the hour its clocks skip included)."""
     table = "analytics.instants"
     spark.sql(f"drop table if exists {table}")
-    spark.sql(f"create table {table} (t timestamp, p int) using parquet partitioned by (p)")
-    # In Los Angeles on 2026-11-01, 08:30Z is the first 01:30 (PDT) and 09:10Z the second 01:10 (PST).
-    spark.sql(f"""insert into {table} values (timestamp'2026-11-01 09:10:00Z', 1),
-                  (timestamp'2026-11-01 08:00:00Z', 2), (timestamp'2026-11-01 08:30:00Z', 2)""")
+    spark.sql(f"create table {table} (t timestamp, n timestamp_ntz, p int) using parquet partitioned by (p)")
+    # In Los Angeles on 2026-11-01, 08:30Z is the first 01:30 (PDT) and 09:10Z the second 01:10 (PST);
+    # on 2026-03-08 its clocks skip from 02:00 to 03:00.
+    spark.sql(f"""insert into {table} values (timestamp'2026-11-01 09:10:00Z', timestamp_ntz'2026-03-08 02:30:00', 1),
+                  (timestamp'2026-11-01 08:00:00Z', timestamp_ntz'2026-03-08 01:00:00', 2),
+                  (timestamp'2026-11-01 08:30:00Z', timestamp_ntz'2026-03-08 04:00:00', 2)""")
 
     def exact(zone: str, where: str = "true") -> tuple[str, str]:
         spark.conf.set("spark.sql.session.timeZone", zone)
@@ -184,15 +187,22 @@ def test_timestamp_extremes_merge_as_instants_whatever_the_session_time_zone(spa
         found = column_stats(spark, table, spec)["t"]
         return found["min_value"], found["max_value"]
 
+    def quantiles(spec: str = "") -> set[str]:
+        return {r["value"] for r in rows(spark, f"""select value from analytics_stats.column_quantiles
+                                                    where table_name = 'instants' and column_name = 'n' and partition_spec = '{spec}'""")}
+
     analyze_in_time_zone(spark, dbt, "America/Los_Angeles", relation=table, columns="all")
     assert exact("America/Los_Angeles") == ("2026-11-01 01:00:00", "2026-11-01 01:10:00")
     assert ours() == exact("America/Los_Angeles")
+    assert quantiles("p=1") == {"2026-03-08 02:30:00"}
 
     unchanged = analyze_in_time_zone(spark, dbt, "UTC", relation=table, columns="all")
     assert "unchanged since its last analysis (2 partition(s) skipped)" in unchanged.log
 
-    spark.sql(f"insert into {table} values (timestamp'2026-11-01 07:00:00Z', 3)")
+    spark.sql(f"insert into {table} values (timestamp'2026-11-01 07:00:00Z', null, 3)")
     result = analyze_in_time_zone(spark, dbt, "UTC", relation=table, columns="all")
     assert "scanning analytics.instants: 1 of 3 partition(s)" in result.log  # merges the other two's states
     assert ours() == exact("UTC") == ("2026-11-01 07:00:00", "2026-11-01 09:10:00")
     assert ours("p=1") == exact("UTC", "p = 1") and ours("p=2") == exact("UTC", "p = 2")
+    assert quantiles("p=1") == {"2026-03-08 02:30:00"}
+    assert quantiles() == {"2026-03-08 01:00:00", "2026-03-08 02:30:00", "2026-03-08 04:00:00"}

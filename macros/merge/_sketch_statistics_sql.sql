@@ -20,7 +20,9 @@
   {%- set category = dbt_analyze._type_category(data_type) -%}
   {%- if category == 'date' -%}{{ return('cast(date_from_unix_date(cast(' ~ x ~ ' as int)) as string)') }}
   {%- elif category == 'timestamp' -%}{{ return('cast(timestamp_micros(cast(' ~ x ~ ' as bigint)) as string)') }}
-  {%- elif category == 'timestamp_ntz' -%}{{ return('cast(cast(timestamp_micros(cast(' ~ x ~ ' as bigint)) as timestamp_ntz) as string)') }}
+  {%- elif category == 'timestamp_ntz' -%}
+    {#- Its microseconds are UTC's (_quantile_input_sql): added to the epoch without a zone. -#}
+    {{ return("cast(timestamp_ntz'1970-01-01 00:00:00' + make_dt_interval(0, 0, 0, cast(cast(cast(" ~ x ~ ' as bigint) as decimal(18, 0)) / 1000000 as decimal(18, 6))) as string)') }}
   {%- elif category == 'integral' -%}{{ return('cast(cast(round(' ~ x ~ ') as bigint) as string)') }}
   {%- elif category == 'decimal' -%}{{ return('cast(cast(' ~ x ~ ' as ' ~ data_type ~ ') as string)') }}
   {%- elif category == 'fractional' -%}{{ return('cast(cast(' ~ x ~ ' as ' ~ data_type ~ ') as string)') }}

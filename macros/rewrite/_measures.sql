@@ -198,12 +198,16 @@
   {{ return(none) }}
 {% endmacro %}
 
-{#- Numeric image of an ordered value for KLL (days for dates, microseconds for timestamps). -#}
+{#- Numeric image of an ordered value for KLL (days for dates, microseconds for timestamps; a
+    timestamp without time zone's as if it were UTC's: through the session's zone a changed zone
+    would move it, and its clocks' skipped hour would not exist). -#}
 {% macro _quantile_input_sql(c, category) %}
   {%- if category in dbt_analyze._numeric_categories() -%}{{ return('cast(' ~ c ~ ' as double)') }}
   {%- elif category == 'date' -%}{{ return('cast(unix_date(' ~ c ~ ') as double)') }}
   {%- elif category == 'timestamp' -%}{{ return('cast(unix_micros(' ~ c ~ ') as double)') }}
-  {%- elif category == 'timestamp_ntz' -%}{{ return('cast(unix_micros(cast(' ~ c ~ ' as timestamp)) as double)') }}
+  {%- elif category == 'timestamp_ntz' -%}
+    {{ return('cast(unix_micros(make_timestamp(year(' ~ c ~ '), month(' ~ c ~ '), day(' ~ c ~ '), hour(' ~ c ~ '), minute(' ~ c ~ '), extract(second from '
+              ~ c ~ "), 'UTC')) as double)") }}
   {%- endif -%}
   {{ return(none) }}
 {% endmacro %}

@@ -121,7 +121,8 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
     run one by one through dbt's connection, so that the macros can list again without it."""
     from dbt_analyze.session_submission import is_session
 
-    def result(run: Any, sql: str) -> Any:
+    def outcome(run: Any, sql: str) -> Any:
+        """The statement's rows, {"missing_path": path}, or its error."""
         try:
             return run(sql)
         except Exception as error:  # noqa: BLE001 - raised below, after the others have finished
@@ -143,12 +144,12 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
             return [tuple(row) for row in spark.sql(sql).collect()]
 
         with ThreadPoolExecutor(max_workers=len(statements) or 1, thread_name_prefix="dbt_analyze") as pool:
-            results = list(pool.map(lambda sql: result(run, sql), statements))
+            results = list(pool.map(lambda sql: outcome(run, sql), statements))
     elif missing_paths:
-        results = [result(lambda sql: [tuple(row) for row in adapter.execute(sql, fetch=True)[1].rows], sql) for sql in statements]
+        results = [outcome(lambda sql: [tuple(row) for row in adapter.execute(sql, fetch=True)[1].rows], sql) for sql in statements]
     else:
         return False
-    errors = [(sql, outcome) for sql, outcome in zip(statements, results) if isinstance(outcome, Exception)]
+    errors = [(sql, found) for sql, found in zip(statements, results) if isinstance(found, Exception)]
     if errors:
         sql, error = errors[0]
         raise _statement_error(error, sql) if session else error  # dbt's connection raised dbt's own error
