@@ -96,13 +96,16 @@ _PATH_NOT_FOUND = re.compile(r"\[PATH_NOT_FOUND\] Path does not exist: (.+?)\. S
 
 
 def missing_path(error: BaseException) -> str | None:
-    """The path Spark's error names as not existing (``PATH_NOT_FOUND``), as the query gave it.
+    """The path Spark's error names as not existing (``PATH_NOT_FOUND``), as the query gave it:
+    from PySpark's error condition, else (a Thrift server's) from the error's text.
 
     >>> missing_path(Exception("[PATH_NOT_FOUND] Path does not exist: file:/data/t. SQLSTATE: 42K03"))
     'file:/data/t'
     >>> missing_path(Exception("[TABLE_OR_VIEW_NOT_FOUND] ...")) is None
     True
     """
+    if callable(getattr(error, "getCondition", None)):
+        return (error.getMessageParameters() or {}).get("path") if error.getCondition() == "PATH_NOT_FOUND" else None
     found = _PATH_NOT_FOUND.search(str(error))
     return found.group(1) if found else None
 
