@@ -164,8 +164,9 @@ def test_timestamp_extremes_merge_as_instants_whatever_the_session_time_zone(spa
     """A state keeps a timestamp column's min and max as instants, not as text in the session's
     zone: states taken under one zone merge right with states taken under another (a changed
     profile, an imported document), and the hour that a zone's clocks go through twice keeps
-    its order. Nor does a changed zone make unchanged partitions look changed, or move the
-    quantiles of a timestamp without time zone (one in the hour its clocks skip included)."""
+    its order. Nor does a changed zone make unchanged partitions look changed, render a
+    timestamp's top values in two zones, or move the quantiles of a timestamp without time zone
+    (one in the hour its clocks skip included)."""
     table = "analytics.instants"
     spark.sql(f"drop table if exists {table}")
     spark.sql(f"create table {table} (t timestamp, n timestamp_ntz, p int) using parquet partitioned by (p)")
@@ -206,3 +207,6 @@ def test_timestamp_extremes_merge_as_instants_whatever_the_session_time_zone(spa
     assert ours("p=1") == exact("UTC", "p = 1") and ours("p=2") == exact("UTC", "p = 2")
     assert quantiles("p=1") == {"2026-03-08 02:30:00"}
     assert quantiles() == {"2026-03-08 01:00:00", "2026-03-08 02:30:00", "2026-03-08 04:00:00"}
+    top = rows(spark, """select value, frequency from analytics_stats.column_top_values
+                         where table_name = 'instants' and column_name = 't' and partition_spec = ''""")
+    assert {r["value"]: r["frequency"] for r in top} == {f"2026-11-01 {time}": 1 for time in ("07:00:00", "08:00:00", "08:30:00", "09:10:00")}

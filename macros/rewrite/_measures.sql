@@ -162,7 +162,8 @@
     hll_sketch_agg takes INT, BIGINT, STRING and BINARY, and ignores empty strings and binaries:
     integral and temporal values go in as numbers (injective); every other type as its xxhash64
     (64-bit collisions are negligible next to the sketch's error). KLL takes the numeric image of an
-    ordered value. Top values are kept as strings so that every column's state has the same type.
+    ordered value. Top values are kept as strings so that every column's state has the same type
+    (a timestamp's as its instant).
     A collated string goes in as itself: the sketches hash and compare it under its collation (HLL
     gets it prefixed, since it ignores empty strings; a prefix keeps equality under every
     collation, trailing-space ones included). -#}
@@ -179,6 +180,8 @@
   {%- elif field == 'quantile_sketch' -%}
     {{ return(dbt_analyze._quantile_input_sql(c, category)) }}
   {%- elif field == 'top_values_sketch' -%}
+    {#- A timestamp as its instant, as its min and max (_extreme_state_sql); _top_values_sql renders it. -#}
+    {%- if category == 'timestamp' -%}{{ return('cast(unix_micros(' ~ c ~ ') as string)') }}{%- endif -%}
     {{ return('cast(' ~ c ~ ' as string)' if category in dbt_analyze._ordered_categories() else none) }}
   {%- endif -%}
   {{ return(none) }}
