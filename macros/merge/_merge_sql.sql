@@ -63,9 +63,7 @@
     {%- if category == 'string' and not dbt_analyze._collation(data_type) -%}
       {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ agg ~ '(' ~ field ~ ')') -%}
     {%- elif category == 'timestamp' -%}
-      {#- An instant (see _extreme_state_sql); text in the session's zone in states taken before. -#}
-      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(' ~ agg ~ '(coalesce(timestamp_micros(try_cast(' ~ field
-                             ~ ' as bigint)), try_cast(' ~ field ~ ' as ' ~ data_type ~ '))) as string)') -%}
+      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(' ~ agg ~ '(' ~ dbt_analyze._timestamp_from_state_sql(field) ~ ') as string)') -%}
     {%- elif category in dbt_analyze._ordered_categories() -%}
       {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(' ~ agg ~ '(try_cast(' ~ field ~ ' as ' ~ data_type ~ ')) as string)') -%}
     {%- endif -%}

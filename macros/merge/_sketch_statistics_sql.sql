@@ -50,7 +50,7 @@
 {#- The k most common values of the merged top-k sketches (a group's states are of one data type).
     A state keeps its items as plain strings: the sketches of a collated column are read back
     under its collation, so that values equal under it merge into one; a timestamp's items are
-    instants (_sketch_input), rendered here (text in the session's zone in states taken before). -#}
+    instants (_timestamp_state_sql), rendered here. -#}
 {% macro _top_values_sql(data_types, tracked, k) %}
   {%- set merged = 'approx_top_k_estimate(approx_top_k_combine(top_values_sketch, ' ~ tracked ~ '), ' ~ k ~ ')' -%}
   {%- set branches = [] -%}
@@ -59,8 +59,8 @@
       {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(approx_top_k_estimate(approx_top_k_combine(cast(top_values_sketch as '
                              ~ dbt_analyze._top_values_sketch_type(data_type) ~ '), ' ~ tracked ~ '), ' ~ k ~ ') as array<struct<item:string,count:bigint>>)') -%}
     {%- elif dbt_analyze._type_category(data_type) == 'timestamp' -%}
-      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then transform(' ~ merged
-                             ~ ", v -> named_struct('item', coalesce(cast(timestamp_micros(try_cast(v.item as bigint)) as string), v.item), 'count', v.count))") -%}
+      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then transform(' ~ merged ~ ", v -> named_struct('item', cast("
+                             ~ dbt_analyze._timestamp_from_state_sql('v.item') ~ " as string), 'count', v.count))") -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return('case data_type ' ~ branches | join(' ') ~ ' else ' ~ merged ~ ' end' if branches else merged) }}

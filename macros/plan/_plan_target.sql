@@ -102,10 +102,11 @@
                     ~ dbt_analyze._quote_identifier(path.text) ~ " with ('recursiveFileLookup' = 'true')"}) }}
 {% endmacro %}
 
-{#- The newest modification as microseconds since the epoch: a fingerprint that reads the same
-    under every session time zone (as text in the zone, a changed zone made every partition stale). -#}
+{#- The newest modification as an instant (_timestamp_state_sql): a fingerprint that reads the
+    same under every session time zone (as text in the zone, a changed zone made every partition stale). -#}
 {% macro _listing_sql(branches) %}
-  {{ return('select table_index, partition_spec, count(*) as file_count, sum(length) as size_bytes, cast(unix_micros(max(modificationTime)) as string) as modified_at from ('
+  {{ return('select table_index, partition_spec, count(*) as file_count, sum(length) as size_bytes, '
+            ~ dbt_analyze._timestamp_state_sql('max(modificationTime)') ~ ' as modified_at from ('
             ~ branches | map(attribute='sql') | join(' union all ') ~ ') group by 1, 2' if branches else none) }}
 {% endmacro %}
 

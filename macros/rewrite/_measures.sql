@@ -107,12 +107,20 @@
 
 {% macro _measure_max_value(c, category) %}{{ return(dbt_analyze._extreme_state_sql('max', c, category)) }}{% endmacro %}
 
-{#- A state's min or max as text. A timestamp's is its instant (microseconds since the epoch):
-    as text in the session's zone it would change meaning under another zone, and in the hour
-    a zone's clocks go through twice two instants read the same. The merge renders it. -#}
+{#- A state's min or max as text (a timestamp's as its instant: _timestamp_state_sql). -#}
 {% macro _extreme_state_sql(agg, c, category) %}
-  {%- if category == 'timestamp' -%}{{ return('cast(unix_micros(' ~ agg ~ '(' ~ c ~ ')) as string)') }}{%- endif -%}
+  {%- if category == 'timestamp' -%}{{ return(dbt_analyze._timestamp_state_sql(agg ~ '(' ~ c ~ ')')) }}{%- endif -%}
   {{ return('cast(' ~ agg ~ '(' ~ c ~ ') as string)' if category in dbt_analyze._ordered_categories() else none) }}
+{% endmacro %}
+
+{#- A timestamp as a state keeps it: its instant as text (microseconds since the epoch). As text
+    in the session's zone it would change meaning under another zone, and in the hour a zone's
+    clocks go through twice two instants would read the same. The merge renders it. -#}
+{% macro _timestamp_state_sql(expression) %}{{ return('cast(unix_micros(' ~ expression ~ ') as string)') }}{% endmacro %}
+
+{#- The timestamp back from a state's text (states taken before kept text in the session's zone). -#}
+{% macro _timestamp_from_state_sql(text) %}
+  {{ return('coalesce(timestamp_micros(try_cast(' ~ text ~ ' as bigint)), try_cast(' ~ text ~ ' as timestamp))') }}
 {% endmacro %}
 
 {#- Character length of strings, byte length of binary, element count of arrays and maps. -#}
@@ -180,8 +188,7 @@
   {%- elif field == 'quantile_sketch' -%}
     {{ return(dbt_analyze._quantile_input_sql(c, category)) }}
   {%- elif field == 'top_values_sketch' -%}
-    {#- A timestamp as its instant, as its min and max (_extreme_state_sql); _top_values_sql renders it. -#}
-    {%- if category == 'timestamp' -%}{{ return('cast(unix_micros(' ~ c ~ ') as string)') }}{%- endif -%}
+    {%- if category == 'timestamp' -%}{{ return(dbt_analyze._timestamp_state_sql(c)) }}{%- endif -%}
     {{ return('cast(' ~ c ~ ' as string)' if category in dbt_analyze._ordered_categories() else none) }}
   {%- endif -%}
   {{ return(none) }}
