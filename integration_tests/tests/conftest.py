@@ -195,6 +195,11 @@ def column_stats(spark, table: str, partition_spec: str = "") -> dict[str, dict]
     return {r["column_name"]: r for r in found}
 
 
+def table_location(spark, table: str) -> str:
+    """The table's location as Spark's catalog gives it (file:/...)."""
+    return next(r["data_type"] for r in rows(spark, f"describe table extended {table}") if r["col_name"] == "Location")
+
+
 def spark_size_bytes(spark, table: str, partition: str = "") -> int:
     """The size Spark's own ANALYZE stored for a table, or for one partition (`p = 'v'`); 0 if none."""
     described = rows(spark, f"describe formatted {table}" + (f" partition ({partition})" if partition else ""))

@@ -6,7 +6,7 @@ import re
 import shutil
 
 import pytest
-from conftest import analyze, column_stats, rows, spark_size_bytes, table_stats
+from conftest import analyze, column_stats, rows, spark_size_bytes, table_location, table_stats
 
 T = "analytics.visits"
 
@@ -140,7 +140,7 @@ def test_partitions_kept_outside_the_table_directory_are_listed_where_they_are(s
     table = "analytics.relocated"
     spark.sql(f"drop table if exists {table}")
     spark.sql(f"create table {table} (v int, s string) partitioned by (p string) stored as parquet")
-    root = next(r["data_type"] for r in rows(spark, f"describe table extended {table}") if r["col_name"] == "Location")
+    root = table_location(spark, table)
     spark.sql(f"insert into {table} partition (p = 'a') values (1, 'x'), (2, 'y')")
     spark.sql(f"alter table {table} add partition (p = 'b/c') location '{tmp_path / 'elsewhere'}'")
     spark.sql(f"insert into {table} partition (p = 'b/c') values (3, 'z')")
@@ -242,7 +242,7 @@ def test_locations_that_no_longer_exist_are_listed_as_empty(spark, dbt, tmp_path
         result = analyze(dbt, relation=f"gone_db.{name}", columns="all")
         assert result.success, result.error
 
-    parts_location = next(r["data_type"] for r in rows(spark, "describe table extended gone_db.parts") if r["col_name"] == "Location")
+    parts_location = table_location(spark, "gone_db.parts")
     for directory in (tmp_path / "external", parts_location.removeprefix("file:"), tmp_path / "p9"):
         shutil.rmtree(directory)
     spark.sql("insert overwrite table gone_db.kept select 2 as v union all select 3")
