@@ -3,7 +3,7 @@
   dbt run-operation set_statistics --args '{relation: analytics.orders, column: customer_id, distinct_count: 50000}'
 
   Pins table statistics by hand: the row count, and a column's distinct count, null count, min or
-  max. Recorded as a run of its own (notes 'manual: ...') that copies the current statistics with
+  max (a value of the column's type, kept as the type renders it). Recorded as a run of its own (notes 'manual: ...') that copies the current statistics with
   the pinned values, so they are current until the next collection that scans (a run that finds
   nothing changed keeps them). Published to Spark's catalog with publish: true.
 -#}
@@ -47,6 +47,11 @@
     {{ exceptions.raise_compiler_error("dbt_analyze: unknown column '" ~ column ~ "': " ~ table.schema ~ '.' ~ table.identifier ~ ' has no table statistics of it') }}
   {%- endif -%}
 
+  {%- set pinned_extremes = extremes.keys() | select('in', column_values) | list -%}
+  {%- if pinned_extremes -%}
+    {%- do column_values.update(dbt_analyze._typed_extremes(table, column, column_values, pinned_extremes)) -%}
+  {%- endif -%}
+
   {%- do dbt_analyze._write_event(run, 'started', table) -%}
   {%- for kind in dbt_analyze._history_tables() -%}
     {%- set select = [] -%}
@@ -68,4 +73,32 @@
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if dbt_analyze._as_bool(publish) else none -%}
   {%- do dbt_analyze._write_event(run, 'succeeded', table, {'partitions_scanned': 0, 'publish_ms': publish_ms, 'notes': 'manual: ' ~ pinned | join(', ')}) -%}
   {{ log('dbt_analyze: ' ~ table.schema ~ '.' ~ table.identifier ~ ': set ' ~ pinned | join(', ') ~ ' (until the next collection)', info=True) }}
+{% endmacro %}
+
+{#- Pinned min/max as the column's type renders them (cast(x as string), as a collection stores
+    them), refused if they are not values of it or if min is above max. -#}
+{% macro _typed_extremes(table, column, column_values, names) %}
+  {%- set data_type = table.data_columns | selectattr('name', 'equalto', column) | map(attribute='data_type') | first -%}
+  {%- set category = dbt_analyze._type_category(data_type) -%}
+  {%- if category not in dbt_analyze._ordered_categories() -%}
+    {{ exceptions.raise_compiler_error("dbt_analyze: column '" ~ column ~ "' is " ~ data_type ~ ', which has no min or max') }}
+  {%- endif -%}
+  {%- set typed = [] -%}
+  {%- for name in names -%}
+    {%- do typed.append('try_cast(' ~ dbt_analyze._quote_literal(column_values[name] | string) ~ ' as ' ~ data_type ~ ')') -%}
+  {%- endfor -%}
+  {%- set rendered = [] -%}
+  {%- for value in typed -%}{%- do rendered.append('cast(' ~ value ~ ' as string)') -%}{%- endfor -%}
+  {%- set rendered = run_query('select ' ~ rendered | join(', ') ~ ', ' ~ (typed | join(' > ') if typed | length == 2 else 'false')).rows[0] -%}
+  {%- set values = {} -%}
+  {%- for name in names -%}
+    {%- if rendered[loop.index0] is none -%}
+      {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ name ~ " '" ~ column_values[name] ~ "' is not a value of column '" ~ column ~ "' (" ~ data_type ~ ')') }}
+    {%- endif -%}
+    {%- do values.update({name: rendered[loop.index0]}) -%}
+  {%- endfor -%}
+  {%- if rendered[-1] -%}
+    {{ exceptions.raise_compiler_error('dbt_analyze: min_value ' ~ values.min_value ~ ' is above max_value ' ~ values.max_value ~ " of column '" ~ column ~ "'") }}
+  {%- endif -%}
+  {{ return(values) }}
 {% endmacro %}

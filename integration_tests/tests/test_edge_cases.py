@@ -50,6 +50,23 @@ def test_full_precision_decimals_and_signed_zero(edges):
     assert edges["c_timestamp_ntz"]["min_value"] == "0001-01-01 00:00:00"
 
 
+def test_quantiles_and_bins_of_extreme_values_are_values_of_the_type(spark, edges):
+    """A quantile is kept as a double: 99...9 of decimal(38, 0) comes back as 1e38, past the type's
+    limit, where the cast gives NULL (ANSI mode is off under dbt-spark). It reads as the limit."""
+    table = EDGES.split(".")[1]
+    quantiles = rows(spark, f"select column_name, quantile, value from analytics_stats.column_quantiles where table_name = '{table}'")
+    bounds = rows(spark, f"""select column_name, min(bin) as first, max(bin) as last, count(*) as bins,
+                                    count(lower_bound) + count(upper_bound) as bounds
+                             from analytics_stats.column_histograms where table_name = '{table}' group by column_name""")
+    assert {q["column_name"] for q in quantiles} >= {"c_decimal_int", "c_decimal_frac", "c_tinyint", "c_date", "c_timestamp"}
+    assert [q for q in quantiles if q["value"] is None] == []
+    assert [b for b in bounds if b["bounds"] != 2 * b["bins"]] == []
+    by_quantile = {(q["column_name"], q["quantile"]): q["value"] for q in quantiles}
+    assert by_quantile[("c_decimal_int", 0.01)] == "-" + "9" * 38
+    assert by_quantile[("c_decimal_int", 0.99)] == "9" * 38
+    assert by_quantile[("c_decimal_frac", 0.99)] == "0." + "9" * 38
+
+
 def test_empty_partition_counts_zero_rows(spark, dbt):
     spark.sql("drop table if exists analytics.with_empty")
     spark.sql("create table analytics.with_empty (v int, p int) using parquet partitioned by (p)")

@@ -91,3 +91,23 @@ def test_set_statistics_pins_values_until_the_next_collection(spark, dbt, export
 
     refused = dbt("run-operation", "set_statistics", "--args", json.dumps({"relation": "analytics.moved", "column": "nope", "null_count": 1}))
     assert not refused.success and "unknown column 'nope'" in refused.error
+
+
+@pytest.mark.parametrize("pin, message", [
+    ({"column": "d", "min_value": "someday"}, "min_value 'someday' is not a value of column 'd' (date)"),
+    ({"column": "id", "max_value": "1e40"}, "max_value '1e40' is not a value of column 'id' (bigint)"),
+    ({"column": "d", "min_value": "2025-01-01", "max_value": "2024-01-01"}, "min_value 2025-01-01 is above max_value 2024-01-01 of column 'd'"),
+])
+def test_set_statistics_refuses_a_min_or_max_that_is_not_a_value_of_the_column(spark, dbt, exported, pin, message):
+    runs = rows(spark, "select count(*) as n from analytics_stats.analyze_run_events")[0]["n"]
+    result = dbt("run-operation", "set_statistics", "--args", json.dumps({"relation": "analytics.moved", **pin}))
+    assert not result.success and message in result.error
+    assert rows(spark, "select count(*) as n from analytics_stats.analyze_run_events")[0]["n"] == runs
+
+
+def test_set_statistics_keeps_a_min_or_max_as_the_column_type_renders_it(spark, dbt, exported):
+    """As a collection stores it (cast(x as string)), so the merge and the catalog read it back."""
+    result = dbt("run-operation", "set_statistics", "--args", json.dumps({"relation": "analytics.moved", "column": "d", "min_value": "2023-7-4"}))
+    assert result.success, result.error
+    pinned = rows(spark, "select min_value from analytics_stats.column_statistics where table_name = 'moved' and partition_spec = '' and column_name = 'd'")
+    assert pinned == [{"min_value": "2023-07-04"}]

@@ -24,7 +24,13 @@
     {#- Its microseconds are UTC's (_quantile_input_sql): added to the epoch without a zone. -#}
     {{ return("cast(timestamp_ntz'1970-01-01 00:00:00' + make_dt_interval(0, 0, 0, cast(cast(cast(" ~ x ~ ' as bigint) as decimal(18, 0)) / 1000000 as decimal(18, 6))) as string)') }}
   {%- elif category == 'integral' -%}{{ return('cast(cast(round(' ~ x ~ ') as bigint) as string)') }}
-  {%- elif category == 'decimal' -%}{{ return('cast(cast(' ~ x ~ ' as ' ~ data_type ~ ') as string)') }}
+  {%- elif category == 'decimal' -%}
+    {#- A double near the type's limit can round past it (99...9 of decimal(38,0) is 1e38), where
+        the cast gives NULL (dbt-spark turns ANSI mode off): such a value is the type's limit. -#}
+    {%- set digits = modules.re.findall('[0-9]+', data_type) or ['10', '0'] -%}
+    {%- set scale = (digits[1] if digits | length > 1 else '0') | int -%}
+    {%- set limit = '9' * (digits[0] | int - scale) ~ ('.' ~ '9' * scale if scale else '') ~ 'BD' -%}
+    {{ return('cast(coalesce(try_cast(' ~ x ~ ' as ' ~ data_type ~ '), case when ' ~ x ~ ' > 0 then ' ~ limit ~ ' when ' ~ x ~ ' < 0 then -' ~ limit ~ ' end) as string)') }}
   {%- elif category == 'fractional' -%}{{ return('cast(cast(' ~ x ~ ' as ' ~ data_type ~ ') as string)') }}
   {%- endif -%}
   {{ return(none) }}
