@@ -3,8 +3,9 @@
   dbt run-operation import_statistics --args '{path: stats.json, publish: true}'
 
   Loads a document of export_statistics into this environment's statistics tables, as one run per
-  table. The tables must exist here with the same column types; a document of another version, or
-  for columns whose types differ, is refused before anything is written. Imported partition states
+  table. The tables must exist here with the same column types; a document of another version,
+  for columns whose types differ, or whose rows do not read as statistics (a value not of its
+  column's type, a damaged sketch), is refused before anything is written. Imported partition states
   take this environment's file listing as their fingerprint (the document vouches for the data),
   so later runs scan only partitions that change or appear, and merge them with the imported ones.
 -#}
@@ -40,6 +41,15 @@
       {{ exceptions.raise_compiler_error('dbt_analyze: cannot import ' ~ name ~ ': partitioned by ' ~ (plan.table.partition_columns | join(', ') or 'nothing')
                                          ~ ' here but by ' ~ (entry.partition_columns | join(', ') or 'nothing') ~ ' in the document') }}
     {%- endif -%}
+    {%- for kind in dbt_analyze._document_kinds() if entry.rows.get(kind) -%}
+      {%- set problem = adapter.dbt_analyze_query_error(dbt_analyze._document_rows_check_sql(kind, entry.rows[kind])) -%}
+      {%- if problem.startswith('[MALFORMED_RECORD_IN_PARSING') -%}
+        {%- set problem = "a value that is not of its column's type (" ~ problem.split(']')[0][1:] ~ ')' -%}
+      {%- endif -%}
+      {%- if problem -%}
+        {{ exceptions.raise_compiler_error('dbt_analyze: cannot import ' ~ name ~ ': its ' ~ kind ~ ' rows in the document do not read as statistics: ' ~ problem) }}
+      {%- endif -%}
+    {%- endfor -%}
     {%- do plans.append([entry, plan, here]) -%}
   {%- endfor -%}
 

@@ -1,5 +1,5 @@
 """export_statistics → import_statistics into a fresh metastore round-trips every value and stays
-mergeable; bad documents are refused. set_statistics pins values until the next collection."""
+mergeable; bad documents (damaged values and sketches included) are refused. set_statistics pins values until the next collection."""
 
 import json
 import shutil
@@ -53,8 +53,21 @@ def test_export_import_round_trips_and_stays_mergeable(exported):
     assert columns["s"]["distinct_count"] == "51" and columns["d"]["max_value"] == "2030-01-01"
 
 
+def damaged_state(field: str, value):
+    """A change to a document: one field of the partition states of column id."""
+    def change(document: dict) -> None:
+        for row in document["tables"][0]["rows"]["partition_states"]:
+            if row["column_name"] == "id":
+                row[field] = value
+    return change
+
+
 @pytest.mark.parametrize("change, message", [
     (lambda d: d.update(version=99), "statistics document version 99 is unknown"),
+    (damaged_state("row_count", "many"), "partition_states rows in the document do not read as statistics: a value that is not of its column's type"),
+    (damaged_state("column_name", None), "a row without its table_schema, table_name, partition_spec, column_name, row_count"),
+    (damaged_state("ndv_sketch", "AAAAAAAAAAAA"), "HLL_INVALID_INPUT_SKETCH_BUFFER"),
+    (damaged_state("quantile_sketch", "AAAAAAAAAAAA"), "KLL_INVALID_INPUT_SKETCH_BUFFER"),
     (lambda d: d.update(format="something else"), "is not a dbt_analyze statistics document"),
     (lambda d: d["tables"][0]["columns"].update(id="int"), "column 'id' is bigint here but int in the document"),
     (lambda d: d["tables"][0].update(table="nowhere"), "nowhere"),

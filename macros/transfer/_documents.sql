@@ -15,8 +15,10 @@
 
 {% macro _document_kinds() %}{{ return(['partition_states'] + dbt_analyze._history_tables()) }}{% endmacro %}
 
-{#- JSON options that keep microseconds (to_json's default drops them). -#}
-{% macro _json_options_sql() %}{{ return("map('timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS')") }}{% endmacro %}
+{#- JSON options that keep microseconds (to_json's default drops them); from_json's parse mode. -#}
+{% macro _json_options_sql(mode=none) %}
+  {{ return("map('timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS'" ~ (", 'mode', " ~ dbt_analyze._quote_literal(mode) if mode else '') ~ ')') }}
+{% endmacro %}
 
 {#- The rows of a query as dicts (through JSON: agate would turn arrays and maps into text);
     sorted: by their JSON text, for documents that compare equal when their rows do. -#}
@@ -53,10 +55,32 @@
   {{ return(document) }}
 {% endmacro %}
 
-{#- INSERT of document rows into a storage table: a JSON literal read back with the table's own schema. -#}
-{% macro _insert_document_rows_sql(kind, rows) %}
+{#- A document's rows of one storage table as a query: its JSON read back with the table's own
+    schema, FAILFAST: a value not of its column's type stops the read instead of becoming NULL
+    (dbt-spark turns ANSI mode off, so nothing else would). -#}
+{% macro _document_rows_sql(kind, rows) %}
   {%- set fields = [] -%}
   {%- for column, type in dbt_analyze._storage_columns(kind) -%}{%- do fields.append(column ~ ': ' ~ type) -%}{%- endfor -%}
-  {{ return('insert into ' ~ dbt_analyze._storage_relation(kind) ~ ' select inline(from_json(' ~ dbt_analyze._quote_literal(tojson(rows))
-            ~ ', ' ~ dbt_analyze._quote_literal('array<struct<' ~ fields | join(', ') ~ '>>') ~ ', ' ~ dbt_analyze._json_options_sql() ~ '))') }}
+  {{ return('select inline(from_json(' ~ dbt_analyze._quote_literal(tojson(rows)) ~ ', ' ~ dbt_analyze._quote_literal('array<struct<' ~ fields | join(', ') ~ '>>')
+            ~ ', ' ~ dbt_analyze._json_options_sql('FAILFAST') ~ '))') }}
+{% endmacro %}
+
+{% macro _insert_document_rows_sql(kind, rows) %}
+  {{ return('insert into ' ~ dbt_analyze._storage_relation(kind) ~ ' ' ~ dbt_analyze._document_rows_sql(kind, rows)) }}
+{% endmacro %}
+
+{#- A query that fails unless a document's rows of one storage table read as statistics: every
+    value of its column's type, every row naming its table and partition (and a state its column
+    and row count), every sketch one that the merge can read. An edited or damaged document is
+    refused at import, not by every later merge of the table. -#}
+{% macro _document_rows_check_sql(kind, rows) %}
+  {%- set names = dbt_analyze._storage_columns(kind) | map('first') | list -%}
+  {%- set required = ['table_schema', 'table_name', 'partition_spec'] + (['column_name', 'row_count'] if kind == 'partition_states' else []) -%}
+  {%- set checks = ["count(assert_true(" ~ required | select('in', names) | join(' is not null and ') ~ " is not null, 'a row without its "
+                    ~ required | select('in', names) | join(', ') ~ "'))"] -%}
+  {%- if kind == 'partition_states' -%}
+    {%- do checks.extend(['sum(hll_sketch_estimate(ndv_sketch))', 'sum(kll_sketch_get_n_double(quantile_sketch))',
+                          'count(approx_top_k_estimate(top_values_sketch))']) -%}
+  {%- endif -%}
+  {{ return('select ' ~ checks | join(', ') ~ ' from (' ~ dbt_analyze._document_rows_sql(kind, rows) ~ ')') }}
 {% endmacro %}

@@ -20,6 +20,7 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   run ``CACHE TABLE view AS select_sql``.
 - ``dbt_analyze_one_at_a_time(key, macro, *args)``: ``macro(*args)`` while no other dbt thread of
   this process runs a macro under the same key (first use of the statistics tables).
+- ``dbt_analyze_query_error(sql)``: runs ``sql``; '' or the Spark error that stopped it.
 - ``dbt_analyze_first_time(key)``: True only the first time this process asks with ``key`` (a
   hint said once per dbt invocation, not once per model).
 
@@ -159,6 +160,31 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
     return results
 
 
+_SPARK_ERROR = re.compile(r"\[[A-Z][A-Z_.]*\][^\n]*")
+
+
+def spark_error_line(error: BaseException) -> str:
+    """The first line of the Spark error inside ``error`` (``[CONDITION] message``), else its text's first line.
+
+    >>> spark_error_line(Exception("Runtime Error\\n  An error occurred while calling o1.sql.\\n: [KLL_INVALID_INPUT_SKETCH_BUFFER] Invalid call.\\n\\tat ..."))
+    '[KLL_INVALID_INPUT_SKETCH_BUFFER] Invalid call.'
+    """
+    text = str(error)
+    found = _SPARK_ERROR.search(text)
+    return found.group(0).strip() if found else next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
+
+
+def dbt_analyze_query_error(adapter: Any, sql: str) -> str:
+    """Runs ``sql`` through dbt's connection and returns '' or the Spark error that stopped it, so
+    a macro can refuse input with a message of its own (an imported document whose rows do not
+    read as statistics) instead of a stack trace."""
+    try:
+        adapter.execute(sql, fetch=True)
+    except Exception as error:  # noqa: BLE001 - the error is the answer
+        return spark_error_line(error)
+    return ""
+
+
 def dbt_analyze_cache_view(adapter: Any, view: str, select_sql: str) -> bool:
     """Caches ``select_sql``'s rows as the temporary view ``view`` (a quoted name), as
     ``CACHE TABLE view AS select_sql`` would, but made from a DataFrame: Spark keeps such a view's
@@ -216,7 +242,8 @@ def dbt_analyze_first_time(adapter: Any, key: str) -> bool:
 
 
 METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text, dbt_analyze_estimate_statistics,
-           dbt_analyze_run_concurrently, dbt_analyze_cache_view, dbt_analyze_one_at_a_time, dbt_analyze_first_time)
+           dbt_analyze_run_concurrently, dbt_analyze_cache_view, dbt_analyze_one_at_a_time, dbt_analyze_first_time,
+           dbt_analyze_query_error)
 
 
 def register() -> bool:
