@@ -7,6 +7,7 @@ import pytest
 from conftest import PROJECT, analyze, column_stats, parse_statements, rows, table_stats
 
 SALES = "analytics.sales"
+TYPED_PARTS = "analytics.typed_parts"  # partitioned by a date, an int and a boolean
 
 
 @pytest.fixture(scope="module")
@@ -20,6 +21,9 @@ def sales(spark, dbt):
     spark.sql(f"create view analytics.sales_view as select * from {SALES}")
     spark.sql("drop table if exists analytics.flat")
     spark.sql("create table analytics.flat using parquet as select 1 as a")
+    spark.sql(f"drop table if exists {TYPED_PARTS}")
+    spark.sql(f"create table {TYPED_PARTS} (v int, d date, n int, flag boolean) using parquet partitioned by (d, n, flag)")
+    spark.sql(f"insert into {TYPED_PARTS} values (1, date'2024-01-02', 1, true), (2, date'2024-01-02', 2, false), (3, null, null, null)")
     result = analyze(dbt, relation=SALES, columns="all")
     assert result.success, result.error
     return result
@@ -53,6 +57,18 @@ def test_statement_forms_rewrite_to_one_scan(dbt, sales):
 
     table_only = dry_run_sql(dbt, statement=f"ANALYZE TABLE {SALES} PARTITION (region='eu', day) COMPUTE STATISTICS")
     assert "in ('region=eu/day=2024-01-01', 'region=eu/day=2024-01-02')" in table_only
+
+
+def test_partition_values_are_values_of_the_partition_columns_type(dbt, sales):
+    """As Spark matches them: n=01 is n=1, d='2024-1-2' is d=2024-01-02, and NULL (in a statement)
+    or '' (in a request) is the partition of NULL values."""
+    first = "'d=2024-01-02/n=1/flag=true'"
+    assert f"in ({first})" in dry_run_sql(dbt, relation=TYPED_PARTS, partition={"d": "2024-1-2", "n": "01", "flag": True})
+    assert f"in ({first})" in dry_run_sql(dbt, statement=f"ANALYZE TABLE {TYPED_PARTS} PARTITION (d='2024-1-2', n=01, flag=TRUE) COMPUTE STATISTICS")
+    nulls = "'d=__HIVE_DEFAULT_PARTITION__/n=__HIVE_DEFAULT_PARTITION__/flag=__HIVE_DEFAULT_PARTITION__'"
+    assert f"in ({nulls})" in dry_run_sql(dbt, statement=f"ANALYZE TABLE {TYPED_PARTS} PARTITION (d=NULL) COMPUTE STATISTICS")
+    assert f"in ({nulls})" in dry_run_sql(dbt, relation=TYPED_PARTS, partition={"n": ""})
+    assert parse_statements(dbt, ["ANALYZE TABLE t PARTITION (d = null, e = 'null') COMPUTE STATISTICS"])[0]["partition"] == {"d": "", "e": "null"}
 
 
 def test_relation_form_equals_statement_form(dbt, sales):
@@ -154,6 +170,8 @@ BAD_INPUTS = [
     ({"relation": SALES, "columns": ["amount", "nope"]}, "unknown column 'nope'"),
     ({"relation": SALES, "partition": {"country": "x"}}, "unknown partition column 'country'"),
     ({"relation": SALES, "partition": {"region": "asia"}}, "no partition of analytics.sales matches"),
+    ({"relation": TYPED_PARTS, "partition": {"n": "1.5"}}, "partition value '1.5' is not a value of partition column 'n' (int) of analytics.typed_parts"),
+    ({"statement": f"ANALYZE TABLE {TYPED_PARTS} PARTITION (d='someday') COMPUTE STATISTICS"}, "partition value 'someday' is not a value of partition column 'd' (date)"),
     ({"statement": f"ANALYZE TABLE {SALES} COMPUTE STATISTIC"}, "expected STATISTICS at position 39, found 'STATISTIC'"),
     ({"statement": f"ANALYZE {SALES} COMPUTE STATISTICS"}, "expected TABLE or TABLES at position 9"),
     ({"statement": "ANALYZE TABLES IN analytics COMPUTE STATISTICS FOR COLUMNS amount"}, "ANALYZE TABLES takes NOSCAN or FOR ALL COLUMNS (at position 52)"),

@@ -41,6 +41,7 @@
       {%- do wanted.update({key | lower: dbt_analyze._escape_partition_value(value)}) -%}
     {%- endif -%}
   {%- endfor -%}
+  {%- do wanted.update(dbt_analyze._typed_partition_values(table, request_partition, run)) -%}
 
   {%- set all_specs = dbt_analyze._list_partitions(table) -%}
   {%- set selected = [] -%}
@@ -56,6 +57,34 @@
   {%- do plan.update({'all_partitions': all_specs, 'selected_partitions': selected, 'listing': dbt_analyze._list_files(table, all_specs) if list_files else {},
                       'sample': none, 'exact_rows': none, 'singletons': none}) -%}
   {{ return(plan) }}
+{% endmacro %}
+
+{#- Values given for partition columns of other types than strings, as Spark matches them: as
+    values of the type, rendered as SHOW PARTITIONS prints them (n: '01' is n=1, d: 2024-1-2 is
+    d=2024-01-02, flag: True is flag=true); one that is not a value of the type is refused. One query
+    for all of them, none when there are none. -#}
+{% macro _typed_partition_values(table, request_partition, run) %}
+  {%- set typed = [] -%}
+  {%- for key, value in request_partition.items() if value is not none and (value | string) not in ('', '__HIVE_DEFAULT_PARTITION__') -%}
+    {%- for column in table.columns if column.name | lower == key | lower and dbt_analyze._type_category(column.data_type) != 'string' -%}
+      {%- do typed.append({'key': key, 'value': value | string, 'data_type': column.data_type}) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- if not typed -%}{{ return({}) }}{%- endif -%}
+  {%- set casts = [] -%}
+  {%- for given in typed -%}
+    {%- do casts.append('cast(try_cast(' ~ dbt_analyze._quote_literal(given.value) ~ ' as ' ~ given.data_type ~ ') as string)') -%}
+  {%- endfor -%}
+  {%- set rendered = run_query('select ' ~ casts | join(', ')).rows[0] -%}
+  {%- set values = {} -%}
+  {%- for given in typed -%}
+    {%- if rendered[loop.index0] is none -%}
+      {{ dbt_analyze._fail(run, "partition value '" ~ given.value ~ "' is not a value of partition column '" ~ given.key ~ "' (" ~ given.data_type ~ ") of "
+                                ~ table.schema ~ "." ~ table.identifier) }}
+    {%- endif -%}
+    {%- do values.update({given.key | lower: dbt_analyze._escape_partition_value(rendered[loop.index0])}) -%}
+  {%- endfor -%}
+  {{ return(values) }}
 {% endmacro %}
 
 {#- Every partition of the table as a spec; [''] for an unpartitioned table. -#}

@@ -5,7 +5,8 @@
 
   The grammar of Spark's and Flink's ANALYZE TABLE, and Spark's ANALYZE TABLES (every table of a
   schema; here FOR ALL COLUMNS is allowed too): keywords case-insensitive, identifiers bare or in
-  backquotes, partition values as string or number literals. Returns the request dict that
+  backquotes, partition values as string or number literals (NULL: the partition of NULL values,
+  which a request names ''). Returns the request dict that
   `relation:`-style arguments produce too (ANALYZE TABLES: `tables_in`, the schema or none for the
   current one); a malformed statement raises an error with the position (1-based character
   offset) and what was expected there.
@@ -78,6 +79,9 @@
       {%- if tok.kind == 'string' -%}
         {%- set q = tok.text[0] -%}
         {%- set value = modules.re.sub("\\\\(.)", "\\1", tok.text[1:-1] | replace(q ~ q, q)) -%}
+      {%- elif word == 'NULL' -%}
+        {#- Spark's k=NULL: the partition of NULL values ('' is how a request names it). -#}
+        {%- set value = '' -%}
       {%- else -%}
         {%- set value = tok.text -%}
       {%- endif -%}
