@@ -52,7 +52,8 @@ def test_full_precision_decimals_and_signed_zero(edges):
 
 def test_quantiles_and_bins_of_extreme_values_are_values_of_the_type(spark, edges):
     """A quantile is kept as a double: 99...9 of decimal(38, 0) comes back as 1e38, past the type's
-    limit, where the cast gives NULL (ANSI mode is off under dbt-spark). It reads as the limit."""
+    limit, where the cast gives NULL (dbt-spark's session turns ANSI mode off; with it on, as on a
+    Thrift server, the merge failed). It reads as the limit."""
     table = EDGES.split(".")[1]
     quantiles = rows(spark, f"select column_name, quantile, value from analytics_stats.column_quantiles where table_name = '{table}'")
     bounds = rows(spark, f"""select column_name, min(bin) as first, max(bin) as last, count(*) as bins,

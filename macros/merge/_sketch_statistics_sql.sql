@@ -26,7 +26,8 @@
   {%- elif category == 'integral' -%}{{ return('cast(cast(round(' ~ x ~ ') as bigint) as string)') }}
   {%- elif category == 'decimal' -%}
     {#- A double near the type's limit can round past it (99...9 of decimal(38,0) is 1e38), where
-        the cast gives NULL (dbt-spark turns ANSI mode off): such a value is the type's limit. -#}
+        the cast gives NULL with ANSI mode off (dbt-spark's sessions) and fails the merge with it on
+        (a Thrift server's default): such a value is the type's limit. -#}
     {%- set digits = modules.re.findall('[0-9]+', data_type) or ['10', '0'] -%}
     {%- set scale = (digits[1] if digits | length > 1 else '0') | int -%}
     {%- set limit = '9' * (digits[0] | int - scale) ~ ('.' ~ '9' * scale if scale else '') ~ 'BD' -%}

@@ -56,8 +56,7 @@
 {% endmacro %}
 
 {#- A document's rows of one storage table as a query: its JSON read back with the table's own
-    schema, FAILFAST: a value not of its column's type stops the read instead of becoming NULL
-    (dbt-spark turns ANSI mode off, so nothing else would). -#}
+    schema, FAILFAST: a value not of its column's type stops the read instead of becoming NULL. -#}
 {% macro _document_rows_sql(kind, rows) %}
   {%- set fields = [] -%}
   {%- for column, type in dbt_analyze._storage_columns(kind) -%}{%- do fields.append(column ~ ': ' ~ type) -%}{%- endfor -%}
