@@ -9,22 +9,27 @@ from test_oracle import same_value, spark_column_stat
 EDGES = "analytics.edge_values"
 
 
-@pytest.fixture(scope="module")
-def edges(spark, dbt):
-    spark.sql(f"drop table if exists {EDGES}")
-    spark.sql(f"""
-        create table {EDGES} (
+def edge_values_sql(table: str) -> list[str]:
+    """A table of each type's extreme values (test_thrift analyzes it where ANSI mode is on)."""
+    return [f"""
+        create table {table} (
           c_decimal_int decimal(38, 0), c_decimal_frac decimal(38, 38), c_float float, c_double double,
           c_tinyint tinyint, c_date date, c_timestamp timestamp, c_timestamp_ntz timestamp_ntz, c_string string)
-        using parquet""")
-    spark.sql(f"""
-        insert into {EDGES} values
+        using parquet""", f"""
+        insert into {table} values
           (cast('99999999999999999999999999999999999999' as decimal(38, 0)), cast('0.99999999999999999999999999999999999999' as decimal(38, 38)), float('3.4028235E38'),
            1.7976931348623157E308, 127, date'0001-01-01', timestamp'0001-01-01 00:00:00', timestamp_ntz'0001-01-01 00:00:00', 'a'),
           (cast('-99999999999999999999999999999999999999' as decimal(38, 0)), cast('-0.99999999999999999999999999999999999999' as decimal(38, 38)), float('1.4E-45'),
            4.9E-324, -128, date'9999-12-31', timestamp'9999-12-31 23:59:59.999999', timestamp_ntz'9999-12-31 23:59:59.999999', 'b'),
           (cast(0 as decimal(38, 0)), cast(0 as decimal(38, 38)), -0.0, -0.0, 0, date'1969-12-31', timestamp'1969-12-31 23:59:59.999999', timestamp_ntz'1970-01-01 00:00:00', 'c'),
-          (null, null, float('-Infinity'), double('NaN'), null, null, null, null, null)""")
+          (null, null, float('-Infinity'), double('NaN'), null, null, null, null, null)"""]
+
+
+@pytest.fixture(scope="module")
+def edges(spark, dbt):
+    spark.sql(f"drop table if exists {EDGES}")
+    for statement in edge_values_sql(EDGES):
+        spark.sql(statement)
     result = analyze(dbt, relation=EDGES, columns="all")
     assert result.success, result.error
     spark.sql(f"analyze table {EDGES} compute statistics for all columns")

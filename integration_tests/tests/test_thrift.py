@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import PROJECT, dbt_process, dbt_steps, own_paths, printed_statistics
+from test_edge_cases import edge_values_sql
 
 THRIFT_HOME = PROJECT.parent / ".spark" / "thrift"
 
@@ -114,6 +115,21 @@ def test_a_table_whose_directory_is_gone_is_analyzed_as_empty_over_thrift(thrift
     assert f"analytics.gone: its location file:{location} does not exist; listed as holding no files" in output
     table = {t["partition_spec"]: t for t in printed_statistics(output)[0]["table_statistics"]}
     assert (table[""]["row_count"], table[""]["size_bytes"], table[""]["file_count"]) == ("0", "0", "0")
+
+
+def test_extreme_values_and_typed_partition_values_with_ansi_mode_on(thrift_port):
+    """dbt-spark's session turns ANSI mode off; a Thrift server keeps Spark 4's default (on), where a
+    cast out of range fails the statement instead of giving NULL."""
+    code, output = steps(thrift_port, {"sql": ["create database if not exists analytics", *edge_values_sql("analytics.thrift_edges"),
+                                               "create table analytics.thrift_typed (v int, n int) using parquet partitioned by (n)",
+                                               "insert into analytics.thrift_typed values (1, 1), (2, 2)"]},
+                         {"analyze_table": {"relation": "analytics.thrift_edges", "columns": "all"}},
+                         {"current": {"schema": "analytics", "table": "thrift_edges"}},
+                         {"analyze_table": {"statement": "ANALYZE TABLE analytics.thrift_typed PARTITION (n=01) COMPUTE STATISTICS FOR ALL COLUMNS"}})
+    assert code == 0, output[-5000:]
+    quantiles = {(q["column_name"], q["quantile"]): q["value"] for q in printed_statistics(output)[0]["column_quantiles"]}
+    assert quantiles[("c_decimal_int", "0.99")] == "9" * 38 and quantiles[("c_decimal_int", "0.01")] == "-" + "9" * 38
+    assert "scanning analytics.thrift_typed: 1 of 2 partition(s)" in output
 
 
 def current_of(port, table: str) -> dict:
