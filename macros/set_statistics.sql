@@ -42,6 +42,10 @@
     {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ table.schema ~ '.' ~ table.identifier ~ ' has no statistics yet: analyze it first') }}
   {%- endif -%}
   {%- set where = ' where run_id = ' ~ dbt_analyze._quote_literal(latest) ~ ' and ' ~ dbt_analyze._table_where_sql(table) -%}
+  {#- The column as the catalog spells it (Spark's names are case-insensitive). -#}
+  {%- set spelled = namespace(name=column) -%}
+  {%- for known in table.data_columns if column and known.name | lower == column | lower -%}{%- set spelled.name = known.name -%}{%- endfor -%}
+  {%- set column = spelled.name -%}
   {%- if column and not run_query('select 1 from ' ~ dbt_analyze._storage_relation('column_statistics_history') ~ where
                                   ~ " and partition_spec = '' and column_name = " ~ dbt_analyze._quote_literal(column)) -%}
     {{ exceptions.raise_compiler_error("dbt_analyze: unknown column '" ~ column ~ "': " ~ table.schema ~ '.' ~ table.identifier ~ ' has no table statistics of it') }}

@@ -118,9 +118,10 @@ def test_set_statistics_refuses_a_min_or_max_that_is_not_a_value_of_the_column(s
     assert rows(spark, "select count(*) as n from analytics_stats.analyze_run_events")[0]["n"] == runs
 
 
-def test_set_statistics_keeps_a_min_or_max_as_the_column_type_renders_it(spark, dbt, exported):
-    """As a collection stores it (cast(x as string)), so the merge and the catalog read it back."""
-    result = dbt("run-operation", "set_statistics", "--args", json.dumps({"relation": "analytics.moved", "column": "d", "min_value": "2023-7-4"}))
+def test_set_statistics_keeps_a_min_or_max_as_the_column_type_renders_it_for_a_column_named_in_any_case(spark, dbt, exported):
+    """As a collection stores it (cast(x as string)), so the merge and the catalog read it back; the
+    column named in any case, as Spark's names are."""
+    result = dbt("run-operation", "set_statistics", "--args", json.dumps({"relation": "analytics.moved", "column": "D", "min_value": "2023-7-4"}))
     assert result.success, result.error
     pinned = rows(spark, "select min_value from analytics_stats.column_statistics where table_name = 'moved' and partition_spec = '' and column_name = 'd'")
     assert pinned == [{"min_value": "2023-07-04"}]
