@@ -317,9 +317,11 @@
   {{ return(changes) }}
 {% endmacro %}
 
-{#- {spec: fresh | stale | new | dropped} for every partition of the table and of its states:
-    fresh when the partition's files (count, sizes, newest modification) are those its state was
-    taken from and the state covers `columns` with their current types (and the sketches asked for). -#}
+{#- {spec: fresh | stale | new | dropped} for every partition of the table, and for partitions
+    that are gone but still counted in the table's current statistics (dropped: once a merge has
+    left them out, their states are history, and the table is not stale for them again): fresh
+    when the partition's files (count, sizes, newest modification) are those its state was taken
+    from and the state covers `columns` with their current types (and the sketches asked for). -#}
 {% macro _partition_status(plan, states, columns, sketches='basic') %}
   {%- set status = {} -%}
   {%- for spec in plan.all_partitions -%}
@@ -334,10 +336,21 @@
       {%- do status.update({spec: 'fresh' if st.fresh else 'stale'}) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- for spec in states if spec not in plan.all_partitions -%}
-    {%- do status.update({spec: 'dropped'}) -%}
-  {%- endfor -%}
+  {%- set gone = states.keys() | reject('in', plan.all_partitions) | list -%}
+  {%- if gone -%}
+    {%- for spec in dbt_analyze._counted_partitions(plan.table, gone) -%}{%- do status.update({spec: 'dropped'}) -%}{%- endfor -%}
+  {%- endif -%}
   {{ return(status) }}
+{% endmacro %}
+
+{#- Which of `specs` the table's current statistics (its latest succeeded run) count. -#}
+{% macro _counted_partitions(table, specs) %}
+  {%- set quoted = [] -%}
+  {%- for spec in specs -%}{%- do quoted.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
+  {{ return(run_query('select partition_spec from ' ~ dbt_analyze._storage_relation('table_statistics_history') ~ ' where ' ~ dbt_analyze._table_where_sql(table)
+                      ~ ' and partition_spec in (' ~ quoted | join(', ') ~ ') and run_id = (select max_by(run_id, event_at) from '
+                      ~ dbt_analyze._storage_relation('analyze_run_events') ~ " where event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table) ~ ')')
+                       .columns[0].values() | list) }}
 {% endmacro %}
 
 {#- Which partitions to sample and how much: {sample: {spec: fraction}, exact_rows: {spec: rows},

@@ -87,6 +87,10 @@ def test_dropped_partition_leaves_the_merge(spark, dbt, visits):
     assert "1 dropped" in result.log
     assert "day=7" not in table_stats(spark, T)
     assert_merge_equals_scan(spark, T)
+    # Its state stays in the history, but the table's statistics no longer count it: nothing to
+    # do again (each run used to merge the table anew).
+    again = analyze(dbt, relation=T, columns="all")
+    assert again.success and "unchanged since its last analysis" in again.log, again.log[-2000:]
 
 
 def test_full_rescans_everything(spark, dbt, visits):
@@ -212,6 +216,16 @@ def test_analyze_stale_finds_and_refreshes_only_what_changed(spark, dbt):
     assert set(staleness(spark).values()) == {"fresh"}
     assert table_stats(spark, "stale_db.parts")[""]["row_count"] == 4
     assert table_stats(spark, "stale_db.flat")[""]["row_count"] == 2
+
+    # A dropped partition makes its table stale until a merge leaves it out; not after.
+    spark.sql("alter table stale_db.parts drop partition (p = 2)")
+    check = dbt("run-operation", "analyze_stale", "--args", "{check_only: true, schema: stale_db}")
+    assert "stale_db.parts: p=2 (dropped)" in check.log and staleness(spark)[("parts", "p=2")] == "dropped"
+    refresh = dbt("run-operation", "analyze_stale", "--args", "{schema: stale_db}")
+    assert refresh.success and "stale_db.parts: re-analyzed the table, dropped p=2" in refresh.log, refresh.log[-3000:]
+    check = dbt("run-operation", "analyze_stale", "--args", "{check_only: true, schema: stale_db}")
+    assert "2 analyzed table(s); all fresh" in check.log, check.log[-3000:]
+    assert ("parts", "p=2") not in staleness(spark) and table_stats(spark, "stale_db.parts")[""]["row_count"] == 3
 
     spark.sql("drop table stale_db.flat")
     check = dbt("run-operation", "analyze_stale", "--args", "{check_only: true, schema: stale_db}")
