@@ -11,6 +11,7 @@
 {% endmacro %}
 
 {% macro default__analyze_stale(check_only, schema) %}
+  {%- if not execute -%}{{ return([]) }}{%- endif -%}
   {%- do dbt_analyze._ensure_storage() -%}
   {%- set where = (' where table_schema = ' ~ dbt_analyze._quote_literal(schema)) if schema else '' -%}
   {%- set analyzed = run_query('select distinct table_schema, table_name from ' ~ dbt_analyze._storage_relation('table_statistics') ~ where ~ ' order by 1, 2') -%}

@@ -13,6 +13,8 @@
 {% endmacro %}
 
 {% macro default__analyze_table(statement, relation, partition, columns, noscan, full, dry_run, sketches, unknown={}) %}
+  {#- Nothing while dbt parses (a hook is rendered then too): run_query has no results. -#}
+  {%- if not execute -%}{{ return(none) }}{%- endif -%}
   {%- set args = dict(unknown) -%}
   {%- for key, value in {'statement': statement, 'relation': relation, 'partition': partition, 'columns': columns,
                          'noscan': noscan, 'full': full, 'dry_run': dry_run, 'sketches': sketches}.items() if value is not none -%}

@@ -16,6 +16,7 @@
 {% endmacro %}
 
 {% macro default__compact_statistics(running_minutes) %}
+  {%- if not execute -%}{{ return({'tables': {}}) }}{%- endif -%}
   {%- do dbt_analyze._check_settings() -%}
   {%- set schema = dbt_analyze._stats_schema() -%}
   {%- set existing = dbt_analyze._existing_tables(schema) -%}

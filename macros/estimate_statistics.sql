@@ -17,6 +17,7 @@
 {% endmacro %}
 
 {% macro default__estimate_statistics(select, accuracy) %}
+  {%- if not execute -%}{{ return([]) }}{%- endif -%}
   {%- set accuracy = accuracy or dbt_analyze._var('dbt_analyze_propagation_accuracy') -%}
   {%- if accuracy == 'none' -%}
     {{ log('dbt_analyze: propagation is off (accuracy none); nothing estimated', info=True) }}

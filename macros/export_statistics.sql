@@ -11,6 +11,7 @@
 {% endmacro %}
 
 {% macro default__export_statistics(tables, path) %}
+  {%- if not execute -%}{{ return(none) }}{%- endif -%}
   {%- do dbt_analyze._ensure_storage() -%}
   {%- if tables is none -%}
     {%- set tables = [] -%}

@@ -14,6 +14,7 @@
 {% endmacro %}
 
 {% macro default__import_statistics(path, document, publish) %}
+  {%- if not execute -%}{{ return(0) }}{%- endif -%}
   {%- set text = adapter.dbt_analyze_read_text(path) if path else document -%}
   {%- set parsed = fromjson(text) if text is string else text -%}
   {%- set expected = dbt_analyze._document_format() -%}

@@ -12,6 +12,7 @@
 {% endmacro %}
 
 {% macro default__set_statistics(relation, row_count, column, distinct_count, null_count, min_value, max_value, publish) %}
+  {%- if not execute -%}{{ return(none) }}{%- endif -%}
   {%- set counts = {'distinct_count': distinct_count, 'null_count': null_count} -%}
   {%- set extremes = {'min_value': min_value, 'max_value': max_value} -%}
   {%- set pinned = [] -%}

@@ -127,6 +127,21 @@ def test_downstream_models_use_statistics_at_compile_time(spark, built):
     assert float(salted[0]["fence"]) == pytest.approx(float(exact))
 
 
+def test_analyze_stale_as_an_on_run_end_hook_refreshes_what_changed(spark, dbt, built):
+    """dbt renders hooks while it parses too, when queries return nothing: the operations then do nothing."""
+    spark.sql("create database if not exists hooked_db")
+    spark.sql("drop table if exists hooked_db.parts")
+    spark.sql("create table hooked_db.parts (v int, p int) using parquet partitioned by (p)")
+    spark.sql("insert into hooked_db.parts values (1, 1)")
+    assert dbt("run-operation", "analyze_table", "--args", "{relation: hooked_db.parts, columns: all}").success
+    spark.sql("insert into hooked_db.parts values (2, 2)")
+    result = dbt("run", "--select", "statistics_overview", "--vars", "{refresh_stale_schema: hooked_db}")
+    assert result.success, result.error
+    assert "dbt_analyze: 1 analyzed table(s); 1 changed:\n  hooked_db.parts: re-analyzed p=2" in result.log
+    assert "0 analyzed table(s)" not in result.log  # nothing at parse time
+    assert table_stats(spark, "hooked_db.parts")[""]["row_count"] == 2
+
+
 def test_statistics_overview_summarizes_each_table(spark, built):
     overview = rows(spark, "select * from analytics_stats.statistics_overview where table_schema = 'analytics' and table_name = 'orders'")[0]
     assert overview["row_count"] == 7 and overview["columns_analyzed"] == 5
