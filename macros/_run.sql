@@ -72,6 +72,10 @@
             ~ dbt_analyze._current_states_sql(plans[0], run.run_id, as_stored=true, tables=plans | map(attribute='table') | list) ~ ')') }}
 {% endmacro %}
 
+{#- A partition's state is what its newest scan stored: a scan covers every column that has
+    statistics, so a column's newer state of an older run than the partition's is of a column the
+    table no longer has (dropped, or dropped and added back): it is left out, and is not reported
+    as a schema change on every run again. -#}
 {% macro _parse_current_states(plans, rows) %}
   {%- set found = [] -%}
   {%- set position = {} -%}
@@ -79,15 +83,22 @@
     {%- do found.append({}) -%}
     {%- do position.update({tojson([plan.table.schema, plan.table.identifier]): loop.index0}) -%}
   {%- endfor -%}
+  {%- set columns = [] -%}
   {%- for row in rows -%}
     {%- set states = found[position[tojson([row[0], row[1]])]] -%}
-    {%- if row[2] not in states -%}{%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none, 'run_ids': []}}) -%}{%- endif -%}
-    {%- if row[10] not in states[row[2]].run_ids -%}{%- do states[row[2]].run_ids.append(row[10]) -%}{%- endif -%}
+    {%- if row[2] not in states -%}{%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none, 'run_ids': [], 'run_id': none}}) -%}{%- endif -%}
     {%- if row[3] == '' -%}
-      {%- do states[row[2]].update({'fingerprint': [row[5] | int, row[6] | int, row[7]], 'sketches': row[8], 'collected_at': row[9]}) -%}
+      {%- do states[row[2]].update({'fingerprint': [row[5] | int, row[6] | int, row[7]], 'sketches': row[8], 'collected_at': row[9], 'run_id': row[10]}) -%}
     {%- else -%}
-      {%- do states[row[2]].columns.update({row[3]: row[4]}) -%}
+      {%- do columns.append([states[row[2]], row[3], row[4], row[10]]) -%}
     {%- endif -%}
+  {%- endfor -%}
+  {%- for state, column, data_type, run_id in columns if state.run_id in (none, run_id) -%}
+    {%- do state.columns.update({column: data_type}) -%}
+    {%- if run_id not in state.run_ids -%}{%- do state.run_ids.append(run_id) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- for states in found -%}
+    {%- for state in states.values() if state.run_id and state.run_id not in state.run_ids -%}{%- do state.run_ids.append(state.run_id) -%}{%- endfor -%}
   {%- endfor -%}
   {{ return(found) }}
 {% endmacro %}
@@ -106,7 +117,7 @@
       _merge_again_after_concurrent_runs. -#}
   {%- set merge_mark = dbt_analyze._server_now() if not run.dry_run else none -%}
   {%- set states = dbt_analyze._read_listings_and_states([plan], run)[0] -%}
-  {%- set schema_changes = dbt_analyze._schema_changes(table, states) -%}
+  {%- set schema_changes = dbt_analyze._schema_changes(plan, states) -%}
   {%- for change in schema_changes -%}{{ log('dbt_analyze: ' ~ name ~ ': ' ~ change, info=True) }}{%- endfor -%}
 
   {#- Columns: the requested ones and every column that already has statistics (a rescanned
@@ -293,14 +304,14 @@
   {{ return(st.run_id) }}
 {% endmacro %}
 
-{#- What changed in the table's columns since their states were taken, as sentences for the log and
-    the run's notes. States of a dropped or retyped column are never merged with new ones: the
-    merge reads only states whose column type is today's. -#}
-{% macro _schema_changes(table, states) %}
+{#- What changed in the columns of the table's partitions since their states were taken, as
+    sentences for the log and the run's notes. States of a dropped or retyped column are never
+    merged with new ones: the merge reads only states whose column type is today's. -#}
+{% macro _schema_changes(plan, states) %}
   {%- set types = {} -%}
-  {%- for column in table.data_columns -%}{%- do types.update({column.name: column.data_type}) -%}{%- endfor -%}
+  {%- for column in plan.table.data_columns -%}{%- do types.update({column.name: column.data_type}) -%}{%- endfor -%}
   {%- set stored = {} -%}
-  {%- for spec, state in states.items() -%}
+  {%- for spec, state in states.items() if spec in plan.all_partitions -%}
     {%- for column, data_type in state.columns.items() if types.get(column) != data_type -%}
       {%- do stored.setdefault(column, []).append(data_type) -%}
     {%- endfor -%}
