@@ -359,8 +359,7 @@
   {%- set quoted = [] -%}
   {%- for spec in specs -%}{%- do quoted.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
   {{ return(run_query('select partition_spec from ' ~ dbt_analyze._storage_relation('table_statistics_history') ~ ' where ' ~ dbt_analyze._table_where_sql(table)
-                      ~ ' and partition_spec in (' ~ quoted | join(', ') ~ ') and run_id = (select max_by(run_id, event_at) from '
-                      ~ dbt_analyze._storage_relation('analyze_run_events') ~ " where event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table) ~ ')')
+                      ~ ' and partition_spec in (' ~ quoted | join(', ') ~ ') and run_id = (' ~ dbt_analyze._latest_run_id_sql(table) ~ ')')
                        .columns[0].values() | list) }}
 {% endmacro %}
 

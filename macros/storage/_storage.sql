@@ -272,9 +272,14 @@
 {% endmacro %}
 
 {% macro _latest_run_id(table) %}
-  {%- set found = run_query('select max_by(run_id, event_at) from ' ~ dbt_analyze._storage_relation('analyze_run_events')
-                            ~ " where event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table)) -%}
+  {%- set found = run_query(dbt_analyze._latest_run_id_sql(table)) -%}
   {{ return(found[0][0] if found else none) }}
+{% endmacro %}
+
+{#- The query of the table's latest succeeded run (the run its current statistics come from). -#}
+{% macro _latest_run_id_sql(table) %}
+  {{ return('select max_by(run_id, event_at) from ' ~ dbt_analyze._storage_relation('analyze_run_events')
+            ~ " where event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table)) }}
 {% endmacro %}
 
 {% macro _current_rows_sql(history) %}
