@@ -15,3 +15,11 @@
 {% macro _quote_relation(schema, identifier) %}
   {{ return(dbt_analyze._quote_identifier(schema) ~ '.' ~ dbt_analyze._quote_identifier(identifier)) }}
 {% endmacro %}
+
+{#- A given value as a value of a column's type, as SQL: the type's rendering of it (cast(x as
+    string), as statistics keep values; with rendered=false the value itself), or NULL when it is
+    not a value of the type. -#}
+{% macro _as_type_sql(value, data_type, rendered=true) %}
+  {%- set typed = 'try_cast(' ~ dbt_analyze._quote_literal(value | string) ~ ' as ' ~ data_type ~ ')' -%}
+  {{ return('cast(' ~ typed ~ ' as string)' if rendered else typed) }}
+{% endmacro %}

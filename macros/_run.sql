@@ -89,6 +89,7 @@
     {%- if row[2] not in states -%}{%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none, 'run_ids': [], 'run_id': none}}) -%}{%- endif -%}
     {%- if row[3] == '' -%}
       {%- do states[row[2]].update({'fingerprint': [row[5] | int, row[6] | int, row[7]], 'sketches': row[8], 'collected_at': row[9], 'run_id': row[10]}) -%}
+      {%- if row[10] not in states[row[2]].run_ids -%}{%- do states[row[2]].run_ids.append(row[10]) -%}{%- endif -%}
     {%- else -%}
       {%- do columns.append([states[row[2]], row[3], row[4], row[10]]) -%}
     {%- endif -%}
@@ -96,9 +97,6 @@
   {%- for state, column, data_type, run_id in columns if state.run_id in (none, run_id) -%}
     {%- do state.columns.update({column: data_type}) -%}
     {%- if run_id not in state.run_ids -%}{%- do state.run_ids.append(run_id) -%}{%- endif -%}
-  {%- endfor -%}
-  {%- for states in found -%}
-    {%- for state in states.values() if state.run_id and state.run_id not in state.run_ids -%}{%- do state.run_ids.append(state.run_id) -%}{%- endfor -%}
   {%- endfor -%}
   {{ return(found) }}
 {% endmacro %}

@@ -3,9 +3,10 @@
   dbt run-operation set_statistics --args '{relation: analytics.orders, column: customer_id, distinct_count: 50000}'
 
   Pins table statistics by hand: the row count, and a column's distinct count, null count, min or
-  max (a value of the column's type, kept as the type renders it). Recorded as a run of its own (notes 'manual: ...') that copies the current statistics with
-  the pinned values, so they are current until the next collection that scans (a run that finds
-  nothing changed keeps them). Published to Spark's catalog with publish: true.
+  max (a value of the column's type, kept as the type renders it). Recorded as a run of its own
+  (notes 'manual: ...') that copies the current statistics with the pinned values, so they are
+  current until the next collection that scans (a run that finds nothing changed keeps them).
+  Published to Spark's catalog with publish: true.
 -#}
 {% macro set_statistics(relation, row_count=none, column=none, distinct_count=none, null_count=none, min_value=none, max_value=none, publish=false) %}
   {{ return(adapter.dispatch('set_statistics', 'dbt_analyze')(relation, row_count, column, distinct_count, null_count, min_value, max_value, publish)) }}
@@ -88,13 +89,13 @@
   {%- if category not in dbt_analyze._ordered_categories() -%}
     {{ exceptions.raise_compiler_error("dbt_analyze: column '" ~ column ~ "' is " ~ data_type ~ ', which has no min or max') }}
   {%- endif -%}
-  {%- set typed = [] -%}
-  {%- for name in names -%}
-    {%- do typed.append('try_cast(' ~ dbt_analyze._quote_literal(column_values[name] | string) ~ ' as ' ~ data_type ~ ')') -%}
-  {%- endfor -%}
-  {%- set rendered = [] -%}
-  {%- for value in typed -%}{%- do rendered.append('cast(' ~ value ~ ' as string)') -%}{%- endfor -%}
-  {%- set rendered = run_query('select ' ~ rendered | join(', ') ~ ', ' ~ (typed | join(' > ') if typed | length == 2 else 'false')).rows[0] -%}
+  {%- set as_type = [] -%}
+  {%- for name in names -%}{%- do as_type.append(dbt_analyze._as_type_sql(column_values[name], data_type)) -%}{%- endfor -%}
+  {%- set above = 'false' -%}
+  {%- if names | length == 2 -%}
+    {%- set above = dbt_analyze._as_type_sql(column_values.min_value, data_type, rendered=false) ~ ' > ' ~ dbt_analyze._as_type_sql(column_values.max_value, data_type, rendered=false) -%}
+  {%- endif -%}
+  {%- set rendered = run_query('select ' ~ as_type | join(', ') ~ ', ' ~ above).rows[0] -%}
   {%- set values = {} -%}
   {%- for name in names -%}
     {%- if rendered[loop.index0] is none -%}

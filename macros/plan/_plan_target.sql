@@ -73,7 +73,7 @@
   {%- if not typed -%}{{ return({}) }}{%- endif -%}
   {%- set casts = [] -%}
   {%- for given in typed -%}
-    {%- do casts.append('cast(try_cast(' ~ dbt_analyze._quote_literal(given.value) ~ ' as ' ~ given.data_type ~ ') as string)') -%}
+    {%- do casts.append(dbt_analyze._as_type_sql(given.value, given.data_type)) -%}
   {%- endfor -%}
   {%- set rendered = run_query('select ' ~ casts | join(', ')).rows[0] -%}
   {%- set values = {} -%}
