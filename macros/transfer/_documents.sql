@@ -73,10 +73,8 @@
     and row count), every sketch one that the merge can read. An edited or damaged document is
     refused at import, not by every later merge of the table. -#}
 {% macro _document_rows_check_sql(kind, rows) %}
-  {%- set names = dbt_analyze._storage_columns(kind) | map('first') | list -%}
   {%- set required = ['table_schema', 'table_name', 'partition_spec'] + (['column_name', 'row_count'] if kind == 'partition_states' else []) -%}
-  {%- set checks = ["count(assert_true(" ~ required | select('in', names) | join(' is not null and ') ~ " is not null, 'a row without its "
-                    ~ required | select('in', names) | join(', ') ~ "'))"] -%}
+  {%- set checks = ["count(assert_true(" ~ required | join(' is not null and ') ~ " is not null, 'a row without its " ~ required | join(', ') ~ "'))"] -%}
   {%- if kind == 'partition_states' -%}
     {%- do checks.extend(['sum(hll_sketch_estimate(ndv_sketch))', 'sum(kll_sketch_get_n_double(quantile_sketch))',
                           'count(approx_top_k_estimate(top_values_sketch))']) -%}
