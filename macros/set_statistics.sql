@@ -48,14 +48,16 @@
   {%- set spelled = namespace(name=column) -%}
   {%- for known in table.data_columns if column and known.name | lower == column | lower -%}{%- set spelled.name = known.name -%}{%- endfor -%}
   {%- set column = spelled.name -%}
-  {%- if column and not run_query('select 1 from ' ~ dbt_analyze._storage_relation('column_statistics_history') ~ where
-                                  ~ " and partition_spec = '' and column_name = " ~ dbt_analyze._quote_literal(column)) -%}
+  {%- set current = run_query('select min_value, max_value from ' ~ dbt_analyze._storage_relation('column_statistics_history') ~ where
+                               ~ " and partition_spec = '' and column_name = " ~ dbt_analyze._quote_literal(column)).rows if column else [] -%}
+  {%- if column and not current -%}
     {{ exceptions.raise_compiler_error("dbt_analyze: unknown column '" ~ column ~ "': " ~ table.schema ~ '.' ~ table.identifier ~ ' has no table statistics of it') }}
   {%- endif -%}
 
   {%- set pinned_extremes = extremes.keys() | select('in', column_values) | list -%}
   {%- if pinned_extremes -%}
-    {%- do column_values.update(dbt_analyze._typed_extremes(table, column, column_values, pinned_extremes)) -%}
+    {%- set current_extremes = {'min_value': current[0][0], 'max_value': current[0][1]} -%}
+    {%- do column_values.update(dbt_analyze._typed_extremes(table, column, column_values, pinned_extremes, current_extremes)) -%}
   {%- endif -%}
 
   {%- do dbt_analyze._write_event(run, 'started', table) -%}
@@ -82,8 +84,9 @@
 {% endmacro %}
 
 {#- Pinned min/max as the column's type renders them (cast(x as string), as a collection stores
-    them), refused if they are not values of it or if min is above max. -#}
-{% macro _typed_extremes(table, column, column_values, names) %}
+    them), refused if they are not values of it or if min is above max: both pinned, or one pinned
+    against the other's current value (a range the optimizer could not use). -#}
+{% macro _typed_extremes(table, column, column_values, names, current) %}
   {%- set data_type = table.data_columns | selectattr('name', 'equalto', column) | map(attribute='data_type') | first -%}
   {%- set category = dbt_analyze._type_category(data_type) -%}
   {%- if category not in dbt_analyze._ordered_categories() -%}
@@ -91,9 +94,10 @@
   {%- endif -%}
   {%- set as_type = [] -%}
   {%- for name in names -%}{%- do as_type.append(dbt_analyze._as_type_sql(column_values[name], data_type)) -%}{%- endfor -%}
+  {%- set bounds = {'min_value': column_values.get('min_value', current.min_value), 'max_value': column_values.get('max_value', current.max_value)} -%}
   {%- set above = 'false' -%}
-  {%- if names | length == 2 -%}
-    {%- set above = dbt_analyze._as_type_sql(column_values.min_value, data_type, rendered=false) ~ ' > ' ~ dbt_analyze._as_type_sql(column_values.max_value, data_type, rendered=false) -%}
+  {%- if bounds.min_value is not none and bounds.max_value is not none -%}
+    {%- set above = dbt_analyze._as_type_sql(bounds.min_value, data_type, rendered=false) ~ ' > ' ~ dbt_analyze._as_type_sql(bounds.max_value, data_type, rendered=false) -%}
   {%- endif -%}
   {%- set rendered = run_query('select ' ~ as_type | join(', ') ~ ', ' ~ above).rows[0] -%}
   {%- set values = {} -%}
@@ -104,7 +108,11 @@
     {%- do values.update({name: rendered[loop.index0]}) -%}
   {%- endfor -%}
   {%- if rendered[-1] -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: min_value ' ~ values.min_value ~ ' is above max_value ' ~ values.max_value ~ " of column '" ~ column ~ "'") }}
+    {%- set min_text = ('min_value ' ~ values.min_value) if 'min_value' in values else ('the current min_value ' ~ bounds.min_value) -%}
+    {%- set max_text = ('max_value ' ~ values.max_value) if 'max_value' in values else ('the current max_value ' ~ bounds.max_value) -%}
+    {%- set problem = min_text ~ ' is above ' ~ max_text if 'min_value' in values else max_text ~ ' is below ' ~ min_text -%}
+    {%- set hint = '' if names | length == 2 else ' (pin min_value and max_value together to move the range)' -%}
+    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ problem ~ " of column '" ~ column ~ "'" ~ hint) }}
   {%- endif -%}
   {{ return(values) }}
 {% endmacro %}

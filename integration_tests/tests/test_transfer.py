@@ -110,6 +110,8 @@ def test_set_statistics_pins_values_until_the_next_collection(spark, dbt, export
     ({"column": "d", "min_value": "someday"}, "min_value 'someday' is not a value of column 'd' (date)"),
     ({"column": "id", "max_value": "1e40"}, "max_value '1e40' is not a value of column 'id' (bigint)"),
     ({"column": "d", "min_value": "2025-01-01", "max_value": "2024-01-01"}, "min_value 2025-01-01 is above max_value 2024-01-01 of column 'd'"),
+    ({"column": "d", "min_value": "2024-2-1"}, "min_value 2024-02-01 is above the current max_value 2024-01-09 of column 'd' (pin min_value"),
+    ({"column": "id", "max_value": "-5"}, "max_value -5 is below the current min_value 0 of column 'id'"),
 ])
 def test_set_statistics_refuses_a_min_or_max_that_is_not_a_value_of_the_column(spark, dbt, exported, pin, message):
     runs = rows(spark, "select count(*) as n from analytics_stats.analyze_run_events")[0]["n"]
