@@ -141,6 +141,15 @@ def test_group_by():
     assert result.columns["n"].null_fraction == 0
 
 
+def test_an_aggregate_without_group_by_is_one_row():
+    result = estimate("select count(*) as n, max(amount) as top from shop.orders where status = 'paid'")
+    assert (result.row_count, result.row_accuracy) == (1, "accurate")
+    assert result.columns["n"].data_type == "bigint" and result.columns["top"].distinct_count is None
+    # a window's aggregate or a subquery's keeps the rows
+    assert estimate("select id, sum(amount) over () as total from shop.orders").row_count == 1000
+    assert estimate("select id, (select max(id) from shop.orders) as top from shop.orders").row_count == 1000
+
+
 def test_join_keeps_bounds_but_not_null_fractions():
     result = estimate("select a.status, b.id from shop.orders a join shop.orders b on a.id = b.id")
     assert result.row_count is None
@@ -152,6 +161,42 @@ def test_union_all_limit_distinct():
     assert estimate("select id from shop.orders union all select id from shop.orders").row_count == 2000
     assert estimate("select id from shop.orders limit 10").row_count == 10
     assert estimate("select distinct status from shop.orders").row_count == 4
+
+
+EVENTS = {
+    "schema": "shop", "name": "events", "row_count": 10,
+    "columns": [
+        {"column_name": "id", "data_type": "bigint", "null_count": 0, "distinct_count": 10, "min_value": "1", "max_value": "10"},
+        {"column_name": "payload", "data_type": "struct<a:int,b:string>", "null_count": 2},
+        {"column_name": "tags", "data_type": "array<string>", "null_count": 1, "avg_len": 3, "max_len": 5},
+        {"column_name": "code", "data_type": "string", "null_count": 0, "distinct_count": 4, "min_value": "a", "max_value": "d",
+         "avg_len": 1.0, "max_len": 1},
+    ],
+}
+
+
+@pytest.mark.parametrize("sql, unknown", [
+    ("select id, payload.a as a, e.payload.b as b from shop.events e", ["a", "b"]),           # a struct's fields
+    ("select id, struct(id, code) as s, named_struct('x', id).x as x from shop.events", ["s", "x"]),
+    ("select id, regexp_extract(payload.b, '(a)', 1) as r, tags[0] as t from shop.events", ["r", "t"]),
+    ("select id, id div 2 as half, id & 1 as odd, ~id as inverted, id << 1 as doubled from shop.events", ["half", "odd", "inverted", "doubled"]),
+    ("select id, payload.* from shop.events", []),                                             # the fields' names are not known
+])
+def test_nested_fields_and_operators_without_a_rule_are_unknown_not_an_error(sql, unknown):
+    inputs = {("shop", "events"): RelationStats.from_statistics("shop", "events", EVENTS)}
+    result = estimate_query(sql, inputs, FunctionRules.load(min_accuracy="low"))
+    assert list(result.columns) == ["id", *unknown] and result.row_count == 10
+    assert result.columns["id"].distinct_count == 10
+    assert all(result.columns[name].distinct_count is None for name in unknown)
+
+
+def test_concatenation_operator_and_exponent_literals_as_spark_reads_them():
+    inputs = {("shop", "events"): RelationStats.from_statistics("shop", "events", EVENTS)}
+    result = estimate_query("select code || '-x' as tagged, concat(code, '-x') as called, 1e3 as thousand, 2.5E-1 as quarter"
+                            " from shop.events", inputs, FunctionRules.load(min_accuracy="low"))
+    tagged, called, thousand, quarter = (result.columns[name] for name in ("tagged", "called", "thousand", "quarter"))
+    assert tagged == called and tagged.max_len == 3 and tagged.derived_from == ("shop.events.code",)
+    assert (thousand.data_type, thousand.min, quarter.data_type, quarter.max) == ("double", 1000.0, "double", 0.25)
 
 
 def test_unknown_table_and_bad_sql():

@@ -39,7 +39,9 @@ FUNCTION_NAMES = {
     exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.Neg: "negative",
     exp.EQ: "=", exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=",
     exp.And: "and", exp.Or: "or", exp.In: "in", exp.Between: "between", exp.Like: "like",
-    exp.NullSafeEQ: "=", exp.Not: "not",
+    exp.NullSafeEQ: "=", exp.Not: "not", exp.DPipe: "concat", exp.IntDiv: "div", exp.ILike: "ilike",
+    exp.BitwiseAnd: "&", exp.BitwiseOr: "|", exp.BitwiseXor: "^", exp.BitwiseNot: "~",
+    exp.BitwiseLeftShift: "shiftleft", exp.BitwiseRightShift: "shiftright",
 }
 SPARK_ARGUMENT_ORDER = {exp.TimestampTrunc: ("unit", "this"), exp.DateTrunc: ("this", "unit"), exp.TsOrDsAdd: ("this", "expression")}
 INTEGER_WIDTH = {"tinyint": 1, "smallint": 2, "int": 3, "bigint": 4}
@@ -144,13 +146,18 @@ class _Estimator:
         groups: dict[str, ColumnStats] = {}
         if group is not None:
             rows, row_accuracy, groups = self.group(scope, group.expressions, rows, row_accuracy)
+        aggregated = group is None and _aggregates(node)
+        if aggregated:  # an aggregate without GROUP BY: one row, whatever the input
+            rows, row_accuracy = 1, "accurate"
         if node.args.get("having") is not None:
             rows, row_accuracy = None, None
         columns = {}
         for projection in node.expressions:
             name = projection.alias_or_name.lower()
+            if name == "*":  # a struct's fields (s.*): which columns they are is not known here
+                continue
             key = projection.unalias().sql("spark")
-            stats = groups.get(key) or self.expression(projection.unalias(), scope, rows, grouped=group is not None)
+            stats = groups.get(key) or self.expression(projection.unalias(), scope, rows, grouped=group is not None or aggregated)
             columns[name] = _with_rows(stats, rows, row_accuracy)
         if node.args.get("distinct") is not None and rows is not None:
             counts = [stats.distinct_count for stats in columns.values()]
@@ -402,6 +409,8 @@ class _Estimator:
             text = node.this
             if text.lstrip("-").isdigit():
                 return ColumnStats.literal(int(text), "int" if abs(int(text)) < 2 ** 31 else "bigint")
+            if "e" in text.lower():  # Spark reads 1e3 and 1.5E-2 as doubles
+                return ColumnStats.literal(float(text), "double")
             return ColumnStats.literal(Decimal(text), f"decimal({len(text.replace('.', '').lstrip('-'))},{len(text.split('.')[-1])})")
         if isinstance(node, exp.Var):
             return ColumnStats.literal(node.name, "string")
@@ -416,8 +425,11 @@ class _Estimator:
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
             return self.call("isnull", [node.this], scope, rows, grouped)
         if isinstance(node, (exp.Func, exp.Binary, exp.Unary, exp.Between, exp.In)):
-            name = FUNCTION_NAMES.get(type(node)) or (node.name if isinstance(node, exp.Anonymous) else node.sql_name())
-            return self.call(name.lower(), _arguments(node), scope, rows, grouped)
+            # operators that are no function of Spark's (a struct's field, `struct(a)`'s a AS a) have no name
+            name = FUNCTION_NAMES.get(type(node)) or (node.name if isinstance(node, exp.Anonymous)
+                                                      else node.sql_name() if isinstance(node, exp.Func) else None)
+            if name:
+                return self.call(name.lower(), _arguments(node), scope, rows, grouped)
         return ColumnStats.unknown(derived_from=_sources(node, scope))
 
     def call(self, name: str, arguments: list[exp.Expression], scope, rows, grouped, output_type=None) -> ColumnStats:
@@ -463,6 +475,12 @@ class _Estimator:
         if isinstance(node, exp.Count):
             return ColumnStats("bigint", 0.0, None, avg_len=8, max_len=8, derived_from=_sources(node, scope))
         return ColumnStats.unknown(derived_from=_sources(node, scope))
+
+
+def _aggregates(select: exp.Select) -> bool:
+    """Whether a SELECT computes aggregates of its own (not a window's, not a subquery's)."""
+    return any(function.find_ancestor(exp.Window, exp.Select) is select
+               for projection in select.expressions for function in projection.find_all(exp.AggFunc))
 
 
 def _arguments(node: exp.Expression) -> list[exp.Expression]:
