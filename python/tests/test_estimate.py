@@ -199,6 +199,26 @@ def test_concatenation_operator_and_exponent_literals_as_spark_reads_them():
     assert (thousand.data_type, thousand.min, quarter.data_type, quarter.max) == ("double", 1000.0, "double", 0.25)
 
 
+# typeof(<expression>) on Spark 4.3, a decimal(10,2), b bigint, i int, d double, t tinyint, w decimal(38,10)
+SPARK_TYPES = {"a * 2": "decimal(12,2)", "a + 2": "decimal(11,2)", "a * 1.5": "decimal(13,3)", "b * 1.5": "decimal(23,1)",
+               "b + 1": "bigint", "i + b": "bigint", "i * 1.5": "decimal(13,1)", "a + b": "decimal(23,2)", "a * b": "decimal(31,2)",
+               "a - i": "decimal(13,2)", "a / 2": "decimal(14,6)", "i / 2": "double", "b / b": "double", "a / a": "decimal(23,13)",
+               "d * a": "double", "t + t": "tinyint", "i % 3": "int", "a % 3": "decimal(3,2)", "w * w": "decimal(38,6)",
+               "w + w": "decimal(38,9)", "w * a": "decimal(38,6)", "i * 1e3": "double", "a * 100": "decimal(14,2)",
+               "i div 2": "bigint", "i + 1.25": "decimal(13,2)"}
+
+
+def test_arithmetic_has_the_type_spark_gives_it():
+    numbers = {"schema": "shop", "name": "numbers", "row_count": 1, "columns": [
+        {"column_name": name, "data_type": data_type, "null_count": 0, "distinct_count": 1}
+        for name, data_type in (("a", "decimal(10,2)"), ("b", "bigint"), ("i", "int"), ("d", "double"), ("t", "tinyint"),
+                                ("w", "decimal(38,10)"))]}
+    inputs = {("shop", "numbers"): RelationStats.from_statistics("shop", "numbers", numbers)}
+    projections = ", ".join(f"{expression} as e{index}" for index, expression in enumerate(SPARK_TYPES))
+    result = estimate_query(f"select {projections} from shop.numbers", inputs, FunctionRules.load(min_accuracy="low"))
+    assert {expression: result.columns[f"e{index}"].data_type for index, expression in enumerate(SPARK_TYPES)} == SPARK_TYPES
+
+
 def test_unknown_table_and_bad_sql():
     result = estimate("select x from shop.elsewhere")
     assert result.row_count is None and result.columns["x"].accuracy is None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from decimal import Decimal
 from typing import Any, Optional
 
@@ -45,6 +46,7 @@ FUNCTION_NAMES = {
 }
 SPARK_ARGUMENT_ORDER = {exp.TimestampTrunc: ("unit", "this"), exp.DateTrunc: ("this", "unit"), exp.TsOrDsAdd: ("this", "expression")}
 INTEGER_WIDTH = {"tinyint": 1, "smallint": 2, "int": 3, "bigint": 4}
+ARITHMETIC = ("+", "-", "*", "/", "%", "div")
 
 
 class EstimateError(ValueError):
@@ -434,6 +436,8 @@ class _Estimator:
 
     def call(self, name: str, arguments: list[exp.Expression], scope, rows, grouped, output_type=None) -> ColumnStats:
         args = [self.expression(argument, scope, rows, grouped) for argument in arguments]
+        if output_type is None and name in ARITHMETIC and len(args) == 2:
+            output_type = arithmetic_type(name, *args)
         result = self.rules.apply(name, args, rows, output_type)
         if result is None:
             return ColumnStats.unknown(output_type, tuple(dict.fromkeys(s for a in args for s in a.derived_from)))
@@ -502,6 +506,55 @@ def _sources(node: exp.Expression, scope) -> tuple:
         stats = relation.columns.get(column.name.lower()) if relation else None
         found.extend(stats.derived_from if stats else ())
     return tuple(dict.fromkeys(found))
+
+
+def arithmetic_type(operator: str, left: ColumnStats, right: ColumnStats) -> Optional[str]:
+    """The type Spark gives ``left <operator> right`` of two numbers (None for other types): double
+    if either is, else a decimal by Spark's precision rules (an integer literal counts its digits,
+    an integer column as decimal(10,0) or (20,0)), else the wider integer; ``/`` of integers is double.
+
+    >>> amount, two = ColumnStats("decimal(10,2)"), ColumnStats.literal(2, "int")
+    >>> arithmetic_type("*", amount, two), arithmetic_type("+", amount, ColumnStats("bigint")), arithmetic_type("/", two, two)
+    ('decimal(12,2)', 'decimal(23,2)', 'double')
+    """
+    bases = (base_type(left.data_type), base_type(right.data_type))
+    if not all(base in INTEGER_WIDTH or base in ("float", "double", "decimal") for base in bases):
+        return None
+    if "double" in bases or "float" in bases:
+        return "double"
+    if "decimal" not in bases:
+        if operator == "/":
+            return "double"
+        return "bigint" if operator == "div" else max(bases, key=INTEGER_WIDTH.get)
+    (p1, s1), (p2, s2) = (_as_decimal(left), _as_decimal(right))
+    if operator in ("+", "-"):
+        scale = max(s1, s2)
+        precision = max(p1 - s1, p2 - s2) + scale + 1
+    elif operator == "*":
+        precision, scale = p1 + p2 + 1, s1 + s2
+    elif operator == "/":
+        scale = max(6, s1 + p2 + 1)
+        precision = p1 - s1 + s2 + scale
+    elif operator == "%":
+        scale = max(s1, s2)
+        precision = min(p1 - s1, p2 - s2) + scale
+    else:  # div
+        return "bigint"
+    if precision > 38:  # Spark keeps the integer digits and gives up scale, down to 6
+        scale = max(38 - (precision - scale), min(scale, 6))
+        precision = 38
+    return f"decimal({precision},{scale})"
+
+
+def _as_decimal(stats: ColumnStats) -> tuple[int, int]:
+    """(precision, scale) of a number in decimal arithmetic, as Spark sees it."""
+    base = base_type(stats.data_type)
+    if base == "decimal":
+        found = re.findall(r"\d+", stats.data_type)
+        return (int(found[0]), int(found[1]) if len(found) > 1 else 0) if found else (10, 0)
+    if stats.constant and isinstance(stats.min, int):
+        return len(str(abs(stats.min))), 0
+    return {"tinyint": (3, 0), "smallint": (5, 0), "int": (10, 0), "bigint": (20, 0)}[base]
 
 
 def _widens(source: Optional[str], target: str) -> bool:
