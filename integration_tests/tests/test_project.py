@@ -90,6 +90,18 @@ def test_a_source_is_named_as_source_name_dot_table(spark, dbt, built):
     assert table_stats(spark, "analytics.orders_seed")[""]["row_count"] == 7
 
 
+def test_a_versioned_model_named_in_a_request_is_its_latest_version(spark, dbt, built):
+    """As ref() resolves the name: v2 (latest_version), not v3 (a prerelease) nor v1."""
+    versions = "{dbt_analyze_test_versions: true}"
+    result = dbt("run", "--select", "customer_tiers", "--vars", versions)
+    assert result.success, result.error
+    result = dbt("run-operation", "analyze_table", "--args", "{relation: customer_tiers, columns: all}", "--vars", versions)
+    assert result.success, result.error
+    analyzed = rows(spark, "select table_name, column_name, min_value from analytics_stats.column_statistics"
+                           " where table_name like 'customer_tiers%' and column_name = 'tier_version'")
+    assert analyzed == [{"table_name": "customer_tiers_v2", "column_name": "tier_version", "min_value": "2"}]
+
+
 def test_failing_python_model_reports_its_traceback(spark, dbt, tmp_path):
     model = built_model_path("broken_model.py")
     model.write_text("def model(dbt, session):\n    if True:\n        raise ValueError('this model is broken on purpose')\n    return session.range(1)\n")

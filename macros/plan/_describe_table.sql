@@ -5,13 +5,19 @@
 -#}
 {% macro _resolve_table_name(request) %}
   {#- A namespace: a plain set inside a for loop would not outlive the loop. -#}
-  {%- set name = namespace(schema=request.get('schema'), identifier=request.get('identifier'), ephemeral=false) -%}
+  {%- set name = namespace(schema=request.get('schema'), identifier=request.get('identifier'), ephemeral=false, rank=-1) -%}
   {%- if request.get('relation') and execute -%}
-    {#- A single name: a model, seed or snapshot of the project first, else a table in target.schema. -#}
+    {#- A single name: a model, seed or snapshot of the project first, else a table in target.schema.
+        As ref() resolves a name: the root project's node before a package's, and of a versioned
+        model its latest version. -#}
     {%- for node in graph.nodes.values() if node.resource_type in ('model', 'seed', 'snapshot') and node.name == request['relation'] -%}
-      {%- set name.schema = node.schema -%}
-      {%- set name.identifier = node.alias or node.name -%}
-      {%- set name.ephemeral = node.config.materialized == 'ephemeral' -%}
+      {%- set rank = (2 if node.package_name == project_name else 0) + (1 if node.get('version') == node.get('latest_version') else 0) -%}
+      {%- if rank > name.rank -%}
+        {%- set name.rank = rank -%}
+        {%- set name.schema = node.schema -%}
+        {%- set name.identifier = node.alias or node.name -%}
+        {%- set name.ephemeral = node.config.materialized == 'ephemeral' -%}
+      {%- endif -%}
     {%- endfor -%}
   {%- elif name.schema and execute -%}
     {#- schema.name may name a source as source_name.table_name. -#}

@@ -1,0 +1,1 @@
+select 3 as tier_version, id from range(3)
