@@ -143,6 +143,12 @@
   {%- do plan.update({'scan_columns': scan_columns, 'sketches': request.sketches,
                       'scan_everything': to_scan | length == plan.all_partitions | length}) -%}
 
+  {%- if to_scan and not run.dry_run -%}
+    {#- The listing saw these partitions change; Spark may still hold their old file lists (a
+        long-lived session or Thrift server whose table another application wrote), and a scan
+        through them would store old statistics under the new files' fingerprint for good. -#}
+    {%- do run_query('refresh table ' ~ table.quoted) -%}
+  {%- endif -%}
   {%- if request.sample and to_scan and not run.dry_run -%}
     {%- do plan.update(dbt_analyze._plan_sample(plan, to_scan, request.sample)) -%}
   {%- endif -%}

@@ -343,3 +343,30 @@ def test_a_run_reads_its_own_table_bucket_of_the_statistics_only(spark, dbt):
             spark.sql(f"refresh table analytics_stats.{name}")
     assert table_stats(spark, table)[""]["row_count"] == 400
     assert abs(column_stats(spark, table)["v"]["distinct_count"] - 300) <= 6
+
+
+def test_files_another_application_wrote_are_scanned_not_a_file_list_spark_kept(spark, dbt):
+    """A long-lived session (a Thrift server's, or this one) keeps a table's file lists: after
+    another application adds a file, Spark's own reads still miss it. A scan through that list would
+    store the old statistics under the new files' fingerprint, and no later run would look again."""
+    table = "analytics.written_elsewhere"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"create table {table} (v int, p int) using parquet partitioned by (p)")
+    spark.sql(f"insert into {table} select cast(id as int), cast(id % 2 as int) from range(100)")
+    assert analyze(dbt, relation=table, columns="all").success
+    count = f"select count(*) as n from {table}"
+    assert rows(spark, count) == [{"n": 100}]
+    partition = os.path.join(table_location(spark, table).removeprefix("file:"), "p=1")
+    written = sorted(name for name in os.listdir(partition) if name.endswith(".parquet"))[0]
+    copied = os.path.join(partition, "part-99999-from-another-application.snappy.parquet")
+    shutil.copy(os.path.join(partition, written), copied)
+    added = spark.read.parquet(copied).count()
+    assert added > 0 and rows(spark, count) == [{"n": 100}], "the session's file list misses the new file"
+
+    result = analyze(dbt, relation=table, columns="all")
+    assert result.success and "1 of 2 partition(s)" in result.log, result.error
+    stats = table_stats(spark, table)
+    assert (stats["p=1"]["row_count"], stats[""]["row_count"]) == (50 + added, 100 + added)
+    assert rows(spark, count) == [{"n": 100 + added}]
+    again = analyze(dbt, relation=table, columns="all")
+    assert again.success and "unchanged since its last analysis" in again.log
