@@ -219,6 +219,13 @@ def test_arithmetic_has_the_type_spark_gives_it():
     assert {expression: result.columns[f"e{index}"].data_type for index, expression in enumerate(SPARK_TYPES)} == SPARK_TYPES
 
 
+def test_a_comparison_with_null_is_null_on_every_row_and_has_no_bounds():
+    result = estimate("select id = null as never, id + null as nothing from shop.orders")
+    for name in ("never", "nothing"):
+        stats = result.columns[name]
+        assert (stats.null_fraction, stats.distinct_count, stats.min, stats.max) == (1, 0, None, None), name
+
+
 def test_unknown_table_and_bad_sql():
     result = estimate("select x from shop.elsewhere")
     assert result.row_count is None and result.columns["x"].accuracy is None

@@ -107,6 +107,8 @@ class FunctionRules:
             out[statistic] = _carry(statistic, marked, rule["name"], args, row_count, data_type, out)
         if out["distinct_count"] is not None and row_count is not None:
             out["distinct_count"] = min(out["distinct_count"], row_count * (1 - (out["null_fraction"] or 0)))
+        if out["null_fraction"] == 1:  # NULL on every row (x = NULL): no value, so no bounds either
+            out.update(distinct_count=0, min=None, max=None)
         derived = tuple(dict.fromkeys(source for arg in args for source in arg.derived_from))
         return ColumnStats(data_type=data_type, accuracy=accuracy, derived_from=derived,
                            constant=not columns and bool(args), **out)
