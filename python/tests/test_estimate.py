@@ -226,6 +226,21 @@ def test_a_comparison_with_null_is_null_on_every_row_and_has_no_bounds():
         assert (stats.null_fraction, stats.distinct_count, stats.min, stats.max) == (1, 0, None, None), name
 
 
+def test_a_boolean_column_as_the_condition_and_a_condition_no_row_meets():
+    flags = {"schema": "shop", "name": "flags", "row_count": 100, "columns": [
+        {"column_name": "id", "data_type": "int", "null_count": 0, "distinct_count": 100, "min_value": "1", "max_value": "100"},
+        {"column_name": "paid", "data_type": "boolean", "null_count": 10, "distinct_count": 2, "min_value": "false",
+         "max_value": "true", "true_count": 60, "false_count": 30}],
+        "top_values": {"paid": [{"value": "true", "frequency": 60}, {"value": "false", "frequency": 30}]}}
+    inputs = {("shop", "flags"): RelationStats.from_statistics("shop", "flags", flags)}
+    rules = FunctionRules.load(min_accuracy="low")
+    for condition, expected in (("paid", 60), ("not paid", 30), ("not (paid)", 30), ("paid = true", 60)):
+        assert estimate_query(f"select id from shop.flags where {condition}", inputs, rules).row_count == pytest.approx(expected), condition
+    nothing = estimate_query("select id, paid from shop.flags where id > 1000", inputs, rules)
+    assert nothing.row_count == 0
+    assert all((stats.distinct_count, stats.min, stats.max) == (0, None, None) for stats in nothing.columns.values())
+
+
 def test_unknown_table_and_bad_sql():
     result = estimate("select x from shop.elsewhere")
     assert result.row_count is None and result.columns["x"].accuracy is None

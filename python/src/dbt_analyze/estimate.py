@@ -227,6 +227,8 @@ class _Estimator:
                     columns[name] = narrowed[(alias, name)].replace(accuracy=lowest_accuracy(stats.accuracy, accuracy))
                 else:
                     columns[name] = _sampled(stats, rows, selectivity)
+                if filtered_rows == 0:  # no row is left (id > its max): no value, so no bounds
+                    columns[name] = columns[name].replace(distinct_count=0, min=None, max=None, histogram=None, top_values=None)
             out[alias] = dataclasses.replace(relation, row_count=filtered_rows, columns=columns)
         return out, filtered_rows, lowest_accuracy(row_accuracy, accuracy)
 
@@ -255,6 +257,12 @@ class _Estimator:
 
     def predicate(self, scope, node: exp.Expression):
         """(fraction of rows kept, accuracy, (alias, column), the column's statistics after it) or None."""
+        flag = node.this.unnest() if isinstance(node, exp.Not) else node
+        if isinstance(flag, exp.Column):  # WHERE paid is paid = true, WHERE NOT paid is paid = false
+            _, stats = self._column(scope, flag)
+            if stats is None or base_type(stats.data_type) != "boolean":
+                return None
+            return self.predicate(scope, exp.EQ(this=flag.copy(), expression=exp.Boolean(this=flag is node)))
         if isinstance(node, exp.Not) and isinstance(node.this, exp.Is) and isinstance(node.this.expression, exp.Null):
             column, stats = self._column(scope, node.this.this)
             if stats is None or stats.null_fraction is None:
