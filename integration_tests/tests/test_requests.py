@@ -71,6 +71,15 @@ def test_partition_values_are_values_of_the_partition_columns_type(dbt, sales):
     assert parse_statements(dbt, ["ANALYZE TABLE t PARTITION (d = null, e = 'null') COMPUTE STATISTICS"])[0]["partition"] == {"d": "", "e": "null"}
 
 
+def test_comments_in_a_statement_are_skipped_as_spark_skips_them(dbt):
+    with_comments, plain = parse_statements(dbt, [
+        "ANALYZE TABLE /* nightly */ analytics.sales -- the fact table\n PARTITION (region = 'us--1') COMPUTE STATISTICS FOR COLUMNS amount -- why",
+        "ANALYZE TABLE analytics.sales PARTITION (region = 'us--1') COMPUTE STATISTICS FOR COLUMNS amount"])
+    assert with_comments == plain and plain["partition"] == {"region": "us--1"}
+    unclosed = parse_statements(dbt, ["ANALYZE TABLE analytics.sales /* never closed COMPUTE STATISTICS"])[0]
+    assert unclosed["error"].startswith("malformed ANALYZE statement") and "position 31" in unclosed["error"]
+
+
 def test_relation_form_equals_statement_form(dbt, sales):
     by_relation = dry_run_sql(dbt, relation=SALES, partition={"region": "us", "day": None}, columns=["amount"])
     by_statement = dry_run_sql(dbt, statement=f"ANALYZE TABLE {SALES} PARTITION (region='us', day) COMPUTE STATISTICS FOR COLUMNS amount")

@@ -5,8 +5,8 @@
 
   The grammar of Spark's and Flink's ANALYZE TABLE, and Spark's ANALYZE TABLES (every table of a
   schema; here FOR ALL COLUMNS is allowed too): keywords case-insensitive, identifiers bare or in
-  backquotes, partition values as string or number literals (NULL: the partition of NULL values,
-  which a request names ''). Returns the request dict that
+  backquotes, comments as in Spark SQL, partition values as string or number literals (NULL: the
+  partition of NULL values, which a request names ''). Returns the request dict that
   `relation:`-style arguments produce too (ANALYZE TABLES: `tables_in`, the schema or none for the
   current one); a malformed statement raises an error with the position (1-based character
   offset) and what was expected there.
@@ -22,8 +22,9 @@
 {#- The parse itself: the request, or {'error': message} (Jinja cannot catch a raised error, and
     the grammar tests check thousands of statements in one dbt call). -#}
 {% macro _parse_statement(statement) %}
+  {#- Whitespace and comments (-- to the end of the line, /* ... */), as Spark's parser skips them, make no token. -#}
   {%- set token_pattern = modules.re.compile(
-        "\\s+"
+        "\\s+|--[^\\n]*|/\\*.*?\\*/"
         ~ "|(?P<quoted>`(?:[^`]|``)*`)"
         ~ "|(?P<string>'(?:[^'\\\\]|\\\\.|'')*'|\"(?:[^\"\\\\]|\\\\.|\"\")*\")"
         ~ "|(?P<number>[-+]?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?(?![A-Za-z_]))"
