@@ -263,11 +263,23 @@ class _Estimator:
             if stats is None or base_type(stats.data_type) != "boolean":
                 return None
             return self.predicate(scope, exp.EQ(this=flag.copy(), expression=exp.Boolean(this=flag is node)))
-        if isinstance(node, exp.Not) and isinstance(node.this, exp.Is) and isinstance(node.this.expression, exp.Null):
-            column, stats = self._column(scope, node.this.this)
+        if isinstance(node, exp.Not) and isinstance(flag, exp.Is) and isinstance(flag.expression, exp.Null):
+            column, stats = self._column(scope, flag.this)
             if stats is None or stats.null_fraction is None:
                 return None
             return 1 - stats.null_fraction, "accurate", column, stats.replace(null_fraction=0.0)
+        if isinstance(node, exp.Not):  # NOT p keeps the rows where p is false, not those where p is NULL
+            found = self.predicate(scope, flag)
+            if found is None:
+                return None
+            fraction, level, (alias, name), _ = found
+            stats = scope[alias].columns[name]
+            tested = flag.this.unnest() if isinstance(flag, exp.Not) else flag
+            unknown = 0.0 if isinstance(tested, exp.Is) else stats.null_fraction  # x IS [NOT] NULL is never NULL
+            if unknown is None:
+                return None
+            return (max(1 - unknown - fraction, 0.0), level, (alias, name),
+                    stats.replace(null_fraction=0.0, histogram=None, top_values=None))
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
             column, stats = self._column(scope, node.this)
             if stats is None or stats.null_fraction is None:
