@@ -152,9 +152,31 @@ def test_an_aggregate_without_group_by_is_one_row():
 
 def test_join_keeps_bounds_but_not_null_fractions():
     result = estimate("select a.status, b.id from shop.orders a join shop.orders b on a.id = b.id")
-    assert result.row_count is None
+    assert (result.row_count, result.row_accuracy) == (1000, "low")  # id is a key: one match per row
     status = result.columns["status"]
     assert status.accuracy == "low" and status.null_fraction is None
+
+
+@pytest.mark.parametrize("join, rows", [
+    ("join shop.customers c on o.customer = c.name", 1000),             # to a key: each order matches once
+    ("left join shop.customers c on o.customer = c.name and o.id > 5", 1000),
+    ("join shop.customers c using (customer)", 1000),
+    ("join shop.orders p on o.status = p.status", 1000 * 1000 / 4),     # 4 statuses: |L|·|R| / 4
+    ("join shop.customers c on o.id = c.region_id", 1000 * 100 / 1000),
+    ("left join shop.customers c on o.id = c.region_id", 1000),           # 100 matches, but every order is kept
+    ("right join shop.customers c on o.id = c.region_id", 100),
+    ("cross join shop.customers c", 1000 * 100),
+    ("left semi join shop.customers c on o.customer = c.name", None),   # semi and anti joins are not estimated
+    ("join shop.customers c on o.id > c.region_id", None),              # no equality between the sides
+])
+def test_join_rows_from_the_keys_distinct_counts(join, rows):
+    customers = {"schema": "shop", "name": "customers", "row_count": 100, "columns": [
+        {"column_name": name, "data_type": "string", "null_count": 0, "distinct_count": 100} for name in ("name", "customer", "region_id")]}
+    inputs = {("shop", "orders"): RelationStats.from_statistics("shop", "orders", ORDERS),
+              ("shop", "customers"): RelationStats.from_statistics("shop", "customers", customers)}
+    result = estimate_query(f"select o.id from shop.orders o {join}", inputs, FunctionRules.load(min_accuracy="low"))
+    assert result.row_count == (pytest.approx(rows) if rows is not None else None)
+    assert result.row_accuracy == ("low" if rows is not None else None)
 
 
 def test_union_all_limit_distinct():

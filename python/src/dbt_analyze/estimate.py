@@ -135,8 +135,10 @@ class _Estimator:
             rows = scope[next(iter(scope))].row_count if len(scope) == 1 else None
             row_accuracy = scope[next(iter(scope))].row_accuracy if len(scope) == 1 else None
         if len(scope) > 1:
-            # a join: which rows match is not estimated; columns keep bounds and distinct counts
-            # of their table (upper bounds now), null fractions are unknown
+            # a join: rows from the join keys' distinct counts (low accuracy); columns keep bounds
+            # and distinct counts of their table (upper bounds now), null fractions are unknown
+            rows = self.join_rows(node, scope)
+            row_accuracy = "low" if rows is not None else None
             scope = {alias: dataclasses.replace(relation, row_count=None, columns={
                 name: stats.replace(null_fraction=None, histogram=None, top_values=None,
                                     accuracy=lowest_accuracy(stats.accuracy, "low"))
@@ -173,6 +175,50 @@ class _Estimator:
                 rows = None
             row_accuracy = lowest_accuracy(row_accuracy, "low")
         return RelationStats(rows, columns, row_accuracy)
+
+    def join_rows(self, node: exp.Select, scope: dict[str, RelationStats]) -> Optional[float]:
+        """Rows of a SELECT's joins, in order: an equi-join matches |L|·|R| / max(the keys' distinct
+        counts) rows (the textbook estimate, Spark's CBO's too), an outer join keeps at least its
+        preserved sides, a cross join |L|·|R|. None where a count or a key is not known (semi and
+        anti joins, conditions without an equality between the two sides)."""
+        aliases = list(scope)
+        joins = node.args.get("joins") or []
+        if len(aliases) != len(joins) + 1:  # a source named twice
+            return None
+        rows = scope[aliases[0]].row_count
+        for index, join in enumerate(joins):
+            right, side, kind = scope[aliases[index + 1]], join.args.get("side"), join.args.get("kind")
+            if rows is None or right.row_count is None or kind in ("SEMI", "ANTI"):
+                return None
+            if join.args.get("on") is None and not join.args.get("using"):
+                rows *= right.row_count
+                continue
+            distinct = self._join_key_distinct(join, scope, aliases[:index + 1], aliases[index + 1])
+            if distinct is None:
+                return None
+            matched = rows * right.row_count / max(distinct, 1)
+            rows = max(matched, rows if side in ("LEFT", "FULL") else 0, right.row_count if side in ("RIGHT", "FULL") else 0)
+        return rows
+
+    @staticmethod
+    def _join_key_distinct(join: exp.Join, scope, left_aliases: list[str], right_alias: str) -> Optional[float]:
+        """The larger distinct count of the two sides' keys, of the most selective key pair."""
+        pairs = []
+        for name in join.args.get("using") or []:
+            left = next((scope[alias].columns.get(name.name.lower()) for alias in left_aliases
+                         if name.name.lower() in scope[alias].columns), None)
+            pairs.append((left, scope[right_alias].columns.get(name.name.lower())))
+        condition = join.args.get("on")
+        for equality in (condition.flatten() if isinstance(condition, exp.And) else [condition]) if condition else []:
+            if not (isinstance(equality, exp.EQ) and isinstance(equality.this, exp.Column) and isinstance(equality.expression, exp.Column)):
+                continue
+            columns = {column.table.lower(): column.name.lower() for column in (equality.this, equality.expression)}
+            left_alias = next((alias for alias in columns if alias in left_aliases), None)
+            if right_alias in columns and left_alias:
+                pairs.append((scope[left_alias].columns.get(columns[left_alias]), scope[right_alias].columns.get(columns[right_alias])))
+        counts = [max(left.distinct_count, right.distinct_count) for left, right in pairs
+                  if left and right and left.distinct_count is not None and right.distinct_count is not None]
+        return max(counts) if counts else None
 
     def source(self, node: exp.Expression, ctes: dict[str, RelationStats]) -> RelationStats:
         if isinstance(node, exp.Table):
