@@ -95,9 +95,18 @@ def type_width(data_type: Optional[str]) -> Optional[int]:
     """
     base = base_type(data_type)
     if base == "decimal":
-        precision = re.search(r"\((\d+)", data_type or "")
-        return 8 if precision and int(precision.group(1)) <= 18 else 16
+        return 8 if decimal_precision(data_type)[0] <= 18 else 16
     return TYPE_WIDTHS.get(base or "")
+
+
+def decimal_precision(data_type: str) -> tuple[int, int]:
+    """(precision, scale) of a decimal type; Spark's decimal alone is decimal(10,0).
+
+    >>> decimal_precision("decimal(12, 2)"), decimal_precision("decimal(5)"), decimal_precision("decimal")
+    ((12, 2), (5, 0), (10, 0))
+    """
+    found = [int(number) for number in re.findall(r"\d+", data_type)]
+    return (found[0], found[1] if len(found) > 1 else 0) if found else (10, 0)
 
 
 def parse_value(text: Any, data_type: Optional[str]) -> Any:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from decimal import Decimal
 from typing import Any, Optional
 
@@ -27,8 +26,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 
-from dbt_analyze.column_stats import (ColumnStats, as_number, base_type, collation, collation_key, format_value, lowest_accuracy,
-                                      parse_value, type_width)
+from dbt_analyze.column_stats import (ColumnStats, as_number, base_type, collation, collation_key, decimal_precision, format_value,
+                                      lowest_accuracy, parse_value, type_width)
 from dbt_analyze.function_rules import FunctionRules, _cast
 from dbt_analyze.hybrid_histogram import rest_distribution, rest_rows_up_to
 
@@ -616,8 +615,7 @@ def _as_decimal(stats: ColumnStats) -> tuple[int, int]:
     """(precision, scale) of a number in decimal arithmetic, as Spark sees it."""
     base = base_type(stats.data_type)
     if base == "decimal":
-        found = re.findall(r"\d+", stats.data_type)
-        return (int(found[0]), int(found[1]) if len(found) > 1 else 0) if found else (10, 0)
+        return decimal_precision(stats.data_type)
     if stats.constant and isinstance(stats.min, int):
         return len(str(abs(stats.min))), 0
     return {"tinyint": (3, 0), "smallint": (5, 0), "int": (10, 0), "bigint": (20, 0)}[base]
