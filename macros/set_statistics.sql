@@ -54,10 +54,10 @@
     {{ exceptions.raise_compiler_error("dbt_analyze: unknown column '" ~ column ~ "': " ~ table.schema ~ '.' ~ table.identifier ~ ' has no table statistics of it') }}
   {%- endif -%}
 
-  {%- set pinned_extremes = extremes.keys() | select('in', column_values) | list -%}
+  {%- set pinned_extremes = {} -%}
+  {%- for name, value in extremes.items() if value is not none -%}{%- do pinned_extremes.update({name: value}) -%}{%- endfor -%}
   {%- if pinned_extremes -%}
-    {%- set current_extremes = {'min_value': current[0][0], 'max_value': current[0][1]} -%}
-    {%- do column_values.update(dbt_analyze._typed_extremes(table, column, column_values, pinned_extremes, current_extremes)) -%}
+    {%- do column_values.update(dbt_analyze._typed_extremes(table, column, pinned_extremes, {'min_value': current[0][0], 'max_value': current[0][1]})) -%}
   {%- endif -%}
 
   {%- do dbt_analyze._write_event(run, 'started', table) -%}
@@ -86,15 +86,16 @@
 {#- Pinned min/max as the column's type renders them (cast(x as string), as a collection stores
     them), refused if they are not values of it or if min is above max: both pinned, or one pinned
     against the other's current value (a range the optimizer could not use). -#}
-{% macro _typed_extremes(table, column, column_values, names, current) %}
+{% macro _typed_extremes(table, column, pinned, current) %}
   {%- set data_type = table.data_columns | selectattr('name', 'equalto', column) | map(attribute='data_type') | first -%}
   {%- set category = dbt_analyze._type_category(data_type) -%}
   {%- if category not in dbt_analyze._ordered_categories() -%}
     {{ exceptions.raise_compiler_error("dbt_analyze: column '" ~ column ~ "' is " ~ data_type ~ ', which has no min or max') }}
   {%- endif -%}
+  {%- set names = pinned.keys() | list -%}
   {%- set as_type = [] -%}
-  {%- for name in names -%}{%- do as_type.append(dbt_analyze._as_type_sql(column_values[name], data_type)) -%}{%- endfor -%}
-  {%- set bounds = {'min_value': column_values.get('min_value', current.min_value), 'max_value': column_values.get('max_value', current.max_value)} -%}
+  {%- for name in names -%}{%- do as_type.append(dbt_analyze._as_type_sql(pinned[name], data_type)) -%}{%- endfor -%}
+  {%- set bounds = dict(current, **pinned) -%}
   {%- set above = 'false' -%}
   {%- if bounds.min_value is not none and bounds.max_value is not none -%}
     {%- set above = dbt_analyze._as_type_sql(bounds.min_value, data_type, rendered=false) ~ ' > ' ~ dbt_analyze._as_type_sql(bounds.max_value, data_type, rendered=false) -%}
@@ -103,7 +104,7 @@
   {%- set values = {} -%}
   {%- for name in names -%}
     {%- if rendered[loop.index0] is none -%}
-      {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ name ~ " '" ~ column_values[name] ~ "' is not a value of column '" ~ column ~ "' (" ~ data_type ~ ')') }}
+      {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ name ~ " '" ~ pinned[name] ~ "' is not a value of column '" ~ column ~ "' (" ~ data_type ~ ')') }}
     {%- endif -%}
     {%- do values.update({name: rendered[loop.index0]}) -%}
   {%- endfor -%}
