@@ -71,6 +71,30 @@ def test_partition_values_are_values_of_the_partition_columns_type(dbt, sales):
     assert parse_statements(dbt, ["ANALYZE TABLE t PARTITION (d = null, e = 'null') COMPUTE STATISTICS"])[0]["partition"] == {"d": "", "e": "null"}
 
 
+def test_partition_values_may_be_typed_literals_and_yaml_dates(spark, dbt, sales):
+    """Spark's literals in a statement (DATE '...', 5L, adjacent strings), and a date written the
+    YAML way in --args, which YAML reads as a date (it failed the run: a date is not JSON)."""
+    first = "'d=2024-01-02/n=1/flag=true'"
+    typed = f"ANALYZE TABLE {TYPED_PARTS} PARTITION (d = DATE '2024-1-2', n = 1L, flag = true) COMPUTE STATISTICS"
+    assert f"in ({first})" in dry_run_sql(dbt, statement=typed)
+    parsed = parse_statements(dbt, ["ANALYZE TABLE t PARTITION (a = TIMESTAMP_NTZ '2024-01-02 03:04', b = 1.5BD, c = 'x' \"y\" 'z', e = -2Y) COMPUTE STATISTICS",
+                                    "ANALYZE TABLE t PARTITION (d = DATE 5) COMPUTE STATISTICS",
+                                    "ANALYZE TABLE t PARTITION (d = 5 '6') COMPUTE STATISTICS"])
+    assert parsed[0]["partition"] == {"a": "2024-01-02 03:04", "b": "1.5", "c": "xyz", "e": "-2"}
+    assert "expected a string literal at position 37, found '5'" in parsed[1]["error"]
+    assert "expected ',' or ')' at position 34" in parsed[2]["error"]
+
+    yaml_args = "{relation: " + TYPED_PARTS + ", partition: {d: 2024-01-02, n: 1}, columns: [v], full: true}"
+    dry = dbt("run-operation", "analyze_table", "--args", yaml_args[:-1] + ", dry_run: true}")
+    assert dry.success, dry.error
+    assert f"in ({first})" in dry.log
+    result = dbt("run-operation", "analyze_table", "--args", yaml_args)
+    assert result.success, result.error
+    run = rows(spark, "select request, status, targets_scanned from analytics_stats.analyze_runs where request like '%typed_parts%' order by started_at desc limit 1")[0]
+    assert (run["status"], run["targets_scanned"]) == ("succeeded", 1)
+    assert '"d": "2024-01-02"' in run["request"]
+
+
 def test_comments_in_a_statement_are_skipped_as_spark_skips_them(dbt):
     with_comments, plain = parse_statements(dbt, [
         "ANALYZE TABLE /* nightly */ analytics.sales -- the fact table\n PARTITION (region = 'us--1') COMPUTE STATISTICS FOR COLUMNS amount -- why",

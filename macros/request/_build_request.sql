@@ -49,6 +49,11 @@
     {%- if partition is not none and partition is not mapping -%}
       {{ dbt_analyze._fail(run, "'partition' must be a mapping like {k1: v1, k2: null}, got " ~ partition) }}
     {%- endif -%}
+    {%- if partition -%}
+      {%- set given = partition -%}
+      {%- set partition = {} -%}
+      {%- for key, value in given.items() -%}{%- do partition.update({key: dbt_analyze._yaml_scalar(value)}) -%}{%- endfor -%}
+    {%- endif -%}
     {%- set columns = args.get('columns') -%}
     {%- if columns is string and columns | lower == 'all' -%}
       {%- set columns = 'all' -%}
@@ -85,6 +90,12 @@
     {{ dbt_analyze._fail(run, "NOSCAN collects size and file count only; it cannot be combined with column statistics") }}
   {%- endif -%}
   {{ return(request) }}
+{% endmacro %}
+
+{#- A YAML date or timestamp (`partition: {d: 2024-01-02}` in --args or a model's config) as its
+    text, which Spark casts back to the value; any other value as it is. -#}
+{% macro _yaml_scalar(value) %}
+  {{ return(value | string if value.isoformat is defined else value) }}
 {% endmacro %}
 
 {% macro _as_bool(value) %}

@@ -5,7 +5,8 @@
 
   The grammar of Spark's and Flink's ANALYZE TABLE, and Spark's ANALYZE TABLES (every table of a
   schema; here FOR ALL COLUMNS is allowed too): keywords case-insensitive, identifiers bare or in
-  backquotes, comments as in Spark SQL, partition values as string or number literals (NULL: the
+  backquotes, comments as in Spark SQL, partition values as Spark's literals: strings (adjacent
+  ones joined), numbers (with a type suffix, 5L), DATE/TIMESTAMP '...', TRUE/FALSE and NULL (the
   partition of NULL values, which a request names ''). Returns the request dict that
   `relation:`-style arguments produce too (ANALYZE TABLES: `tables_in`, the schema or none for the
   current one); a malformed statement raises an error with the position (1-based character
@@ -27,7 +28,7 @@
         "\\s+|--[^\\n]*|/\\*.*?\\*/"
         ~ "|(?P<quoted>`(?:[^`]|``)*`)"
         ~ "|(?P<string>'(?:[^'\\\\]|\\\\.|'')*'|\"(?:[^\"\\\\]|\\\\.|\"\")*\")"
-        ~ "|(?P<number>[-+]?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?(?![A-Za-z_]))"
+        ~ "|(?P<number>[-+]?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?(?:[LlSsYyDdFf]|[Bb][Dd])?(?![A-Za-z0-9_]))"
         ~ "|(?P<word>[A-Za-z0-9_]+)"
         ~ "|(?P<symbol>[(),.=;])"
         ~ "|(?P<other>.)", modules.re.DOTALL) -%}
@@ -39,12 +40,12 @@
   {%- endfor -%}
 
   {%- set request = {'relation': none, 'partition': none, 'columns': none, 'noscan': false, 'error': none} -%}
-  {%- set st = namespace(state='analyze', name_parts=[], key=none, partition={}, columns=[], error=none, tables=false) -%}
+  {%- set st = namespace(state='analyze', name_parts=[], key=none, partition={}, columns=[], error=none, tables=false, string_value=false) -%}
   {%- set expected = {
         'analyze': 'ANALYZE', 'table': 'TABLE or TABLES', 'name': 'a table name', 'after_name': "'.', PARTITION or COMPUTE",
         'tables_from': 'FROM, IN or COMPUTE', 'schema_name': 'a schema name', 'after_schema': "'.' or COMPUTE",
         'part_open': "'('", 'part_key': 'a partition column', 'part_eq': "'=', ',' or ')'",
-        'part_value': 'a partition value (string or number literal)', 'part_next': "',' or ')'",
+        'part_value': 'a partition value (string or number literal)', 'part_typed': 'a string literal', 'part_next': "',' or ')'",
         'compute': 'COMPUTE', 'statistics': 'STATISTICS', 'options': 'NOSCAN, FOR or the end',
         'for': 'COLUMNS or ALL', 'all': 'COLUMNS', 'column': 'a column name', 'column_next': "',' or the end",
         'end': 'the end of the statement', 'done': 'the end of the statement'} -%}
@@ -76,16 +77,26 @@
     {%- elif s == 'part_eq' and tok.text == '=' -%}{%- set st.state = 'part_value' -%}
     {%- elif s in ('part_eq', 'part_next') and tok.text == ',' -%}{%- set st.state = 'part_key' -%}
     {%- elif s in ('part_eq', 'part_next') and tok.text == ')' -%}{%- set st.state = 'compute' -%}
-    {%- elif s == 'part_value' and tok.kind in ('string', 'number', 'word') -%}
+    {%- elif s == 'part_value' and word in ('DATE', 'TIMESTAMP', 'TIMESTAMP_NTZ', 'TIMESTAMP_LTZ') -%}
+      {#- A typed literal, DATE '2024-01-02': its text, which is cast to the partition column's type. -#}
+      {%- set st.state = 'part_typed' -%}
+    {%- elif (s == 'part_value' and tok.kind in ('string', 'number', 'word')) or (s == 'part_typed' and tok.kind == 'string')
+             or (s == 'part_next' and tok.kind == 'string' and st.string_value) -%}
       {%- if tok.kind == 'string' -%}
         {%- set q = tok.text[0] -%}
         {%- set value = modules.re.sub("\\\\(.)", "\\1", tok.text[1:-1] | replace(q ~ q, q)) -%}
+        {#- Adjacent string literals are one value, as in Spark: 'a' 'b' is 'ab'. -#}
+        {%- set value = st.partition[st.key] ~ value if s == 'part_next' else value -%}
       {%- elif word == 'NULL' -%}
         {#- Spark's k=NULL: the partition of NULL values ('' is how a request names it). -#}
         {%- set value = '' -%}
+      {%- elif tok.kind == 'number' -%}
+        {#- A typed number (5L, 1.5D, 2BD) is the number. -#}
+        {%- set value = modules.re.sub('(?i)(bd|[lsydf])$', '', tok.text) -%}
       {%- else -%}
         {%- set value = tok.text -%}
       {%- endif -%}
+      {%- set st.string_value = tok.kind == 'string' and s != 'part_typed' -%}
       {%- do st.partition.update({st.key: value}) -%}{%- set st.state = 'part_next' -%}
     {%- elif s == 'compute' and word == 'COMPUTE' -%}{%- set st.state = 'statistics' -%}
     {%- elif s == 'statistics' and word == 'STATISTICS' -%}{%- set st.state = 'options' -%}
