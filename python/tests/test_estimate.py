@@ -166,6 +166,8 @@ def test_join_keeps_bounds_but_not_null_fractions():
     ("left join shop.customers c on o.id = c.region_id", 1000),           # 100 matches, but every order is kept
     ("right join shop.customers c on o.id = c.region_id", 100),
     ("cross join shop.customers c", 1000 * 100),
+    (", shop.customers c where o.customer = c.name", 1000),           # FROM a, b WHERE: the WHERE's keys
+    (", shop.customers c where o.customer = c.name and o.id > 500", 1000 * 500 / 999),  # ids 1..1000
     ("left semi join shop.customers c on o.customer = c.name", None),   # semi and anti joins are not estimated
     ("join shop.customers c on o.id > c.region_id", None),              # no equality between the sides
 ])
@@ -270,6 +272,38 @@ def test_not_keeps_the_rows_the_condition_is_false_for_not_those_it_is_null_for(
                                 ("not (id > 900)", 900)):
         result = estimate(f"select id, status from shop.orders where {condition}")
         assert result.row_count == (pytest.approx(expected, rel=0.02) if expected else None), condition
+
+
+def test_constant_conditions_disjunctions_and_null_in_a_list():
+    # status: 100 of 1000 NULL; shipped 600, new 200, paid 90, returned 10; id 1..1000
+    for condition, expected, accuracy in (
+            ("1 = 1 and status = 'paid'", 90, "high"),             # templated SQL's WHERE 1 = 1
+            ("true", 1000, "accurate"), ("false", 0, "accurate"), ("null", 0, "accurate"), ("not (1 > 2)", 1000, "accurate"),
+            ("status = 'new' or status = 'paid'", 290, "high"),    # one column: the shares add up
+            ("id <= 100 or status = 'paid'", 1000 * (1 - 0.9 * 0.91), "medium"),  # two: independent
+            ("not (id <= 100 or id > 900)", 800, "medium"),
+            ("status in ('new', null)", 200, "high"),              # NULL matches no row
+            ("status not in ('new', null)", 0, "accurate"),        # and NOT IN with NULL none at all
+            ("rand() < 0.5", None, None)):
+        result = estimate(f"select id, status from shop.orders where {condition}")
+        assert result.row_count == (pytest.approx(expected, rel=0.01) if expected is not None else None), condition
+        assert result.row_accuracy == accuracy, condition
+    either = estimate("select status from shop.orders where status = 'new' or status = 'paid'").columns["status"]
+    assert (either.distinct_count, either.null_fraction, either.min, either.max) == (2, 0, "new", "paid")
+
+
+def test_group_by_all_tablesample_and_set_differences():
+    assert estimate("select status, count(*) as n from shop.orders group by all").row_count == 5  # by status
+    assert estimate("select status, customer, max(id) as m from shop.orders group by all").row_count == 500
+    sampled = estimate("select id, status from shop.orders tablesample (10 percent)")
+    assert (sampled.row_count, sampled.row_accuracy) == (pytest.approx(100), "medium")
+    assert 95 < sampled.columns["id"].distinct_count <= 100 and sampled.columns["status"].distinct_count == pytest.approx(4)
+    assert estimate("select id from shop.orders o tablesample (bucket 1 out of 4)").row_count == pytest.approx(250)
+    assert estimate("select id from shop.orders tablesample (5 rows)").row_count == 5
+    for operation in ("except", "intersect"):
+        result = estimate(f"select id, status from shop.orders {operation} select id, status from shop.orders where id > 5")
+        assert result.row_count is None and list(result.columns) == ["id", "status"], operation
+        assert (result.columns["id"].distinct_count, result.columns["id"].accuracy) == (1000, "low"), operation
 
 
 def test_unknown_table_and_bad_sql():

@@ -110,7 +110,11 @@ def decimal_precision(data_type: str) -> tuple[int, int]:
 
 
 def parse_value(text: Any, data_type: Optional[str]) -> Any:
-    """The typed value of a statistics table's text; None when it cannot be read."""
+    """The typed value of a statistics table's text; None when it cannot be read.
+
+    >>> parse_value("12.50", "decimal(5,2)"), parse_value("NaN", "decimal(5,2)"), parse_value("x", "int")
+    (Decimal('12.50'), None, None)
+    """
     if text is None or isinstance(text, (int, float, Decimal, datetime.date, bool)) and not isinstance(text, str):
         return text
     text = str(text)
@@ -118,8 +122,9 @@ def parse_value(text: Any, data_type: Optional[str]) -> Any:
     try:
         if base in INTEGER_TYPES:
             return int(text)
-        if base == "decimal":
-            return Decimal(text)
+        if base == "decimal":  # a decimal is finite: 'NaN' (an imported document's) is not one
+            value = Decimal(text)
+            return value if value.is_finite() else None
         if base in ("float", "double"):
             return float(text)
         if base == "date":

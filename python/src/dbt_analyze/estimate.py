@@ -25,6 +25,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.simplify import simplify
 
 from dbt_analyze.column_stats import (ColumnStats, as_number, base_type, collation, collation_key, decimal_precision, format_value,
                                       lowest_accuracy, parse_value, type_width)
@@ -121,6 +122,8 @@ class _Estimator:
             return self.query(node.this, ctes)
         if isinstance(node, exp.Union):
             return self.union(node, ctes)
+        if isinstance(node, (exp.Except, exp.Intersect)):
+            return self.difference(node, ctes)
         if not isinstance(node, exp.Select):
             return RelationStats(None, {}, None)
         scope = {}
@@ -128,6 +131,9 @@ class _Estimator:
         sources = ([from_.this] if from_ else []) + [join.this for join in node.args.get("joins") or []]
         for source in sources:
             scope[source.alias_or_name.lower()] = self.source(source, ctes)
+        if node.args.get("sample") is not None and len(scope) == 1:  # FROM t a TABLESAMPLE (...)
+            alias = next(iter(scope))
+            scope[alias] = _sample(scope[alias], node.args["sample"])
         if not scope:  # SELECT without FROM: one row
             rows, row_accuracy = 1, "accurate"
         else:
@@ -148,7 +154,10 @@ class _Estimator:
         group = node.args.get("group")
         groups: dict[str, ColumnStats] = {}
         if group is not None:
-            rows, row_accuracy, groups = self.group(scope, group.expressions, rows, row_accuracy)
+            # GROUP BY ALL: by every selected expression without an aggregate, as Spark groups
+            keys = ([projection.unalias() for projection in node.expressions if not projection.find(exp.AggFunc)]
+                    if group.args.get("all") else group.expressions)
+            rows, row_accuracy, groups = self.group(scope, keys, rows, row_accuracy)
         aggregated = group is None and _aggregates(node)
         if aggregated:  # an aggregate without GROUP BY: one row, whatever the input
             rows, row_accuracy = 1, "accurate"
@@ -189,10 +198,10 @@ class _Estimator:
             right, side, kind = scope[aliases[index + 1]], join.args.get("side"), join.args.get("kind")
             if rows is None or right.row_count is None or kind in ("SEMI", "ANTI"):
                 return None
-            if join.args.get("on") is None and not join.args.get("using"):
-                rows *= right.row_count
+            distinct = self._join_key_distinct(join, scope, aliases[:index + 1], aliases[index + 1], node.args.get("where"))
+            if distinct is None and join.args.get("on") is None and not join.args.get("using"):
+                rows *= right.row_count  # a cross join
                 continue
-            distinct = self._join_key_distinct(join, scope, aliases[:index + 1], aliases[index + 1])
             if distinct is None:
                 return None
             matched = rows * right.row_count / max(distinct, 1)
@@ -200,14 +209,18 @@ class _Estimator:
         return rows
 
     @staticmethod
-    def _join_key_distinct(join: exp.Join, scope, left_aliases: list[str], right_alias: str) -> Optional[float]:
-        """The larger distinct count of the two sides' keys, of the most selective key pair."""
+    def _join_key_distinct(join: exp.Join, scope, left_aliases: list[str], right_alias: str,
+                           where: Optional[exp.Where]) -> Optional[float]:
+        """The larger distinct count of the two sides' keys, of the most selective key pair. The keys
+        of a join without ON or USING (FROM a, b WHERE a.x = b.y) are the WHERE's equalities."""
         pairs = []
         for name in join.args.get("using") or []:
             left = next((scope[alias].columns.get(name.name.lower()) for alias in left_aliases
                          if name.name.lower() in scope[alias].columns), None)
             pairs.append((left, scope[right_alias].columns.get(name.name.lower())))
         condition = join.args.get("on")
+        if condition is None and not join.args.get("using") and where is not None:
+            condition = where.this
         for equality in (condition.flatten() if isinstance(condition, exp.And) else [condition]) if condition else []:
             if not (isinstance(equality, exp.EQ) and isinstance(equality.this, exp.Column) and isinstance(equality.expression, exp.Column)):
                 continue
@@ -225,6 +238,8 @@ class _Estimator:
             if not node.db and name in ctes:
                 return ctes[name]
             found = self.inputs.get((node.db.lower(), name))
+            if found is not None and node.args.get("sample") is not None:
+                return _sample(found, node.args["sample"])
             return found if found is not None else RelationStats(None, {}, None)
         if isinstance(node, (exp.Subquery, exp.Select, exp.Union)):
             return self.query(node, ctes)
@@ -242,6 +257,14 @@ class _Estimator:
             columns[name] = stats.replace(accuracy=lowest_accuracy(stats.accuracy, "medium")) if stats else ColumnStats.unknown()
         return RelationStats(rows, columns, lowest_accuracy(left.row_accuracy, right.row_accuracy) if rows else None)
 
+    def difference(self, node: exp.SetOperation, ctes: dict[str, RelationStats]) -> RelationStats:
+        """EXCEPT and INTERSECT keep some of the left side's rows: its columns, whose distinct counts
+        and bounds are upper bounds now (low accuracy); how many rows is not known."""
+        left = self.query(node.left, ctes)
+        return RelationStats(None, {name: stats.replace(null_fraction=None, histogram=None, top_values=None,
+                                                        accuracy=lowest_accuracy(stats.accuracy, "low"))
+                                    for name, stats in left.columns.items()}, None)
+
     def filter(self, scope: dict[str, RelationStats], condition: exp.Expression, rows: Optional[float],
                row_accuracy: Optional[str]):
         """Rows scaled by the predicates' selectivity (independent predicates); filtered columns narrowed."""
@@ -252,10 +275,11 @@ class _Estimator:
             if found is None or not self.rules.allows(found[1]):
                 selectivity = None
                 break
-            fraction, level, (alias, column), stats = found
+            fraction, level, column, stats = found
             selectivity *= fraction
             accuracy = lowest_accuracy(accuracy, level)
-            narrowed[(alias, column)] = stats
+            if column is not None:
+                narrowed[column] = stats
         if selectivity is None or rows is None:
             unknown = {alias: dataclasses.replace(relation, row_count=None, columns={
                 name: ColumnStats.unknown(stats.data_type, stats.derived_from) for name, stats in relation.columns.items()})
@@ -301,7 +325,16 @@ class _Estimator:
     # --- predicates ----------------------------------------------------------------------------
 
     def predicate(self, scope, node: exp.Expression):
-        """(fraction of rows kept, accuracy, (alias, column), the column's statistics after it) or None."""
+        """(fraction of rows kept, accuracy, (alias, column), the column's statistics after it) or None.
+        The column is None for a predicate that narrows no one column (a constant, an OR over
+        several columns, an equality between two sources' columns)."""
+        constant = _constant_truth(node)
+        if constant is not None:  # WHERE 1 = 1 (templated SQL), WHERE false
+            return (1.0 if constant else 0.0), "accurate", None, None
+        if isinstance(node, exp.Or):
+            return self.disjunction(scope, node)
+        if isinstance(node, exp.EQ) and isinstance(node.this, exp.Column) and isinstance(node.expression, exp.Column):
+            return self._equi_join(scope, node)
         flag = node.this.unnest() if isinstance(node, exp.Not) else node
         if isinstance(flag, exp.Column):  # WHERE paid is paid = true, WHERE NOT paid is paid = false
             _, stats = self._column(scope, flag)
@@ -314,8 +347,10 @@ class _Estimator:
                 return None
             return 1 - stats.null_fraction, "accurate", column, stats.replace(null_fraction=0.0)
         if isinstance(node, exp.Not):  # NOT p keeps the rows where p is false, not those where p is NULL
+            if isinstance(flag, exp.In) and any(isinstance(value, exp.Null) for value in flag.expressions):
+                return 0.0, "accurate", None, None  # x NOT IN (.., NULL) is never true
             found = self.predicate(scope, flag)
-            if found is None:
+            if found is None or found[2] is None:
                 return None
             fraction, level, (alias, name), _ = found
             stats = scope[alias].columns[name]
@@ -338,7 +373,8 @@ class _Estimator:
             return self._range(column, stats, low, high, True, True)
         if isinstance(node, exp.In) and not node.args.get("query"):
             column, stats = self._column(scope, node.this)
-            values = [self._literal(value, stats) for value in node.expressions]
+            # NULL in the list matches no row
+            values = [self._literal(value, stats) for value in node.expressions if not isinstance(value, exp.Null)]
             if stats is None or None in values:
                 return None
             found = [self._equality(stats, value) for value in dict.fromkeys(values)]
@@ -374,6 +410,41 @@ class _Estimator:
             low, high = (value, None) if operator in (">", ">=") else (None, value)
             return self._range(column, stats, low, high, operator == ">=", operator == "<=")
         return None
+
+    def disjunction(self, scope, node: exp.Or):
+        """p OR q: on one column, the sum of the shares (exact for different values; ranges that
+        overlap count twice, so at most the non-null rows); on several, independent predicates."""
+        found = [self.predicate(scope, part.unnest()) for part in node.flatten()]
+        if None in found:
+            return None
+        level = lowest_accuracy(*(item[1] for item in found))
+        columns = {item[2] for item in found}
+        if len(columns) == 1 and None not in columns:
+            (alias, name), = columns
+            stats = scope[alias].columns[name]
+            fraction = min(sum(item[0] for item in found), 1 - (stats.null_fraction or 0))
+            kept = [item[3] for item in found if item[0] > 0]
+            try:
+                low = min((item.min for item in kept), default=None) if None not in (item.min for item in kept) else None
+                high = max((item.max for item in kept), default=None) if None not in (item.max for item in kept) else None
+            except TypeError:
+                low = high = None
+            counts = [item.distinct_count for item in kept]
+            distinct = None if None in counts else min(sum(counts), stats.distinct_count or sum(counts))
+            return fraction, level, (alias, name), stats.replace(
+                null_fraction=0.0, distinct_count=distinct, min=low, max=high, histogram=None, top_values=None)
+        fraction = 1 - math.prod(1 - item[0] for item in found)
+        return fraction, lowest_accuracy(level, "medium"), None, None
+
+    @staticmethod
+    def _equi_join(scope, node: exp.EQ):
+        """a.x = b.y between two sources keeps the rows the join's estimate kept (join_rows takes a
+        join's keys from the WHERE when it has no ON: FROM a, b WHERE a.x = b.y); on one source's
+        two columns, unknown."""
+        aliases = [column.table.lower() for column in (node.this, node.expression)]
+        if len(scope) < 2 or "" in aliases or aliases[0] == aliases[1] or not set(aliases) <= set(scope):
+            return None
+        return 1.0, "low", None, None
 
     def _column(self, scope, node: exp.Expression):
         if not isinstance(node, exp.Column):
@@ -546,6 +617,17 @@ class _Estimator:
         return ColumnStats.unknown(derived_from=_sources(node, scope))
 
 
+def _constant_truth(node: exp.Expression) -> Optional[bool]:
+    """True or False for a condition without columns, subqueries or random functions that folds
+    to a constant (1 = 1, true, NOT false, 1 > 2); NULL keeps no row, so it is False. Else None."""
+    if node.find(exp.Column, exp.Select, exp.Rand, exp.Anonymous):
+        return None
+    folded = simplify(node.copy())
+    if isinstance(folded, exp.Boolean):
+        return folded.this
+    return False if isinstance(folded, exp.Null) else None
+
+
 def _aggregates(select: exp.Select) -> bool:
     """Whether a SELECT computes aggregates of its own (not a window's, not a subquery's)."""
     return any(function.find_ancestor(exp.Window, exp.Select) is select
@@ -710,6 +792,27 @@ def _overlap(bin_low: float, bin_high: float, low: Optional[float], high: Option
     if bin_high == bin_low:
         return 1.0
     return (end - start) / (bin_high - bin_low)
+
+
+def _sample(relation: RelationStats, sample: exp.TableSample) -> RelationStats:
+    """A relation under TABLESAMPLE: (P PERCENT) and (BUCKET x OUT OF y) keep rows at random,
+    P% or 1/y of them; (N ROWS) is the first N rows, as a LIMIT."""
+    rows = relation.row_count
+    percent, size, buckets = (sample.args.get(key) for key in ("percent", "size", "bucket_denominator"))
+    try:
+        fraction = float(percent.name) / 100 if percent is not None else 1 / float(buckets.name) if buckets is not None else None
+        limit = int(size.name) if size is not None and fraction is None else None
+    except (AttributeError, ValueError, ZeroDivisionError):
+        fraction = limit = None
+    if rows is None or (fraction is None and limit is None):
+        return RelationStats(None, {name: stats.replace(null_fraction=None, histogram=None, top_values=None,
+                                                        accuracy=lowest_accuracy(stats.accuracy, "low"))
+                                    for name, stats in relation.columns.items()}, None)
+    if limit is not None:
+        return dataclasses.replace(relation, row_count=min(rows, limit), row_accuracy=lowest_accuracy(relation.row_accuracy, "low"))
+    fraction = min(max(fraction, 0.0), 1.0)
+    return RelationStats(rows * fraction, {name: _sampled(stats, rows, fraction) for name, stats in relation.columns.items()},
+                         lowest_accuracy(relation.row_accuracy, "medium") if fraction < 1 else relation.row_accuracy)
 
 
 def _sampled(stats: ColumnStats, rows: float, selectivity: float) -> ColumnStats:
