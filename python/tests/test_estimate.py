@@ -243,6 +243,30 @@ def test_arithmetic_has_the_type_spark_gives_it():
     assert {expression: result.columns[f"e{index}"].data_type for index, expression in enumerate(SPARK_TYPES)} == SPARK_TYPES
 
 
+# The names Spark 4.3 gives these expressions without an alias (spark.sql("select <e> from t").columns)
+SPARK_NAMES = {"cast(id as int)": "id", "try_cast(name as int)": "name", "cast(amount as decimal(10,2))": "amount",
+               "s.a": "a", "upper(name)": "upper(name)", "id + 1": "(id + 1)", "id * 2 + 1": "((id * 2) + 1)", "-id": "(- id)",
+               "id div 2": "(id div 2)", "id > 1": "(id > 1)", "count(*)": "count(1)", "sum(amount)": "sum(amount)",
+               "1": "1", "'x'": "x", "null": "NULL", "true": "true", "coalesce(name, 'z')": "coalesce(name, z)",
+               "concat(name, '-', id)": "concat(name, -, id)", "name || 'x'": "concat(name, x)", "substr(name, 1, 2)": "substr(name, 1, 2)",
+               "round(amount, 1)": "round(amount, 1)", "lower(trim(name))": "lower(trim(name))", "md5(name)": "md5(name)",
+               "current_date()": "current_date()", "array(1,2)": "array(1, 2)"}
+
+
+def test_an_expression_without_an_alias_has_the_name_spark_gives_it():
+    table = {"schema": "shop", "name": "t", "row_count": 3, "columns": [
+        {"column_name": name, "data_type": data_type, "null_count": 0, "distinct_count": 3}
+        for name, data_type in (("id", "bigint"), ("name", "string"), ("s", "struct<a:bigint>"), ("amount", "decimal(23,1)"))]}
+    inputs = {("shop", "t"): RelationStats.from_statistics("shop", "t", table)}
+    rules = FunctionRules.load(min_accuracy="low")
+    names = {expression: list(estimate_query(f"select {expression} from shop.t", inputs, rules).columns)[0] for expression in SPARK_NAMES}
+    assert names == {expression: name.lower() for expression, name in SPARK_NAMES.items()}
+    # and the model's column of that name carries the estimate, through a CTE's star too
+    result = estimate_query("with c as (select upper(name), cast(id as string) from shop.t) select * from c", inputs, rules)
+    assert list(result.columns) == ["upper(name)", "id"] and result.columns["upper(name)"].distinct_count == 3
+    assert estimate_query("select posexplode(array(1, 2)) from shop.t", inputs, rules).columns.keys() == {"_col_0"}  # its own names
+
+
 def test_a_comparison_with_null_is_null_on_every_row_and_has_no_bounds():
     result = estimate("select id = null as never, id + null as nothing from shop.orders")
     for name in ("never", "nothing"):

@@ -98,12 +98,71 @@ def estimate_query(sql: str, inputs: dict[tuple[str, str], RelationStats], rules
     for (database, table), relation in inputs.items():
         schema.setdefault(database, {})[table] = {column: stats.data_type or "string"
                                                  for column, stats in relation.columns.items()}
+    _name_as_spark_does(tree)
     try:
         tree = qualify(tree, schema=schema, dialect="spark", validate_qualify_columns=False,
                        quote_identifiers=False, identify=False)
     except SqlglotError as error:
         raise EstimateError(f"cannot resolve the SQL's columns: {str(error).splitlines()[0]}") from error
     return _Estimator(inputs, rules).query(tree, {})
+
+
+# How Spark writes an operator in the name of an unaliased expression.
+SPARK_OPERATORS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.IntDiv: "div",
+                   exp.EQ: "=", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=", exp.And: "AND", exp.Or: "OR"}
+
+
+def spark_column_name(node: exp.Expression) -> Optional[str]:
+    """The name Spark gives a selected expression without an alias (its pretty SQL), or None where
+    it is not known here (sqlglot then names it _col_N).
+
+    >>> [spark_column_name(sqlglot.parse_one(sql, read="spark")) for sql in
+    ...  ("cast(id as int)", "count(*)", "upper(name)", "id * 2 + 1", "coalesce(name, 'z')", "name || 'x'")]
+    ['id', 'count(1)', 'upper(name)', '((id * 2) + 1)', 'coalesce(name, z)', 'concat(name, x)']
+    """
+    if isinstance(node, exp.Paren):
+        return spark_column_name(node.this)
+    if isinstance(node, (exp.Column, exp.Dot)):  # a struct's field is named by the field
+        return node.name
+    if isinstance(node, (exp.Cast, exp.TryCast)):  # a cast column keeps the column's name
+        return node.this.name if isinstance(node.this, exp.Column) else None
+    if isinstance(node, exp.Literal):
+        return node.this
+    if isinstance(node, exp.Boolean):
+        return "true" if node.this else "false"
+    if isinstance(node, exp.Null):
+        return "NULL"
+    if isinstance(node, exp.Count) and isinstance(node.this, exp.Star):
+        return "count(1)"
+    if isinstance(node, exp.Neg):
+        inner = spark_column_name(node.this)
+        return f"(- {inner})" if inner is not None else None
+    if type(node) in SPARK_OPERATORS or isinstance(node, exp.DPipe):
+        left, right = spark_column_name(node.this), spark_column_name(node.expression)
+        if left is None or right is None:
+            return None
+        return f"concat({left}, {right})" if isinstance(node, exp.DPipe) else f"({left} {SPARK_OPERATORS[type(node)]} {right})"
+    # generators (explode, inline, json_tuple) name their own columns
+    if (isinstance(node, exp.Func) and not isinstance(node, (exp.Case, exp.If, exp.Window, exp.UDTF))
+            and node.find(exp.Window) is None and node.name.lower() != "json_tuple"):
+        name = node.name if isinstance(node, exp.Anonymous) else FUNCTION_NAMES.get(type(node)) or node.sql_name()
+        arguments = [spark_column_name(argument) for argument in _arguments(node)]
+        if not name or None in arguments or (isinstance(node, exp.AggFunc) and node.find(exp.Distinct)):
+            return None
+        return f"{name.lower()}({', '.join(arguments)})"
+    return None
+
+
+def _name_as_spark_does(tree: exp.Expression) -> None:
+    """Alias each selected expression without a name as Spark names it, so that its estimate is
+    the statistics of the column the model has."""
+    for select in tree.find_all(exp.Select):
+        for projection in select.expressions:
+            if isinstance(projection, (exp.Alias, exp.Column, exp.Star)) or projection.find(exp.Star) and not isinstance(projection, exp.Count):
+                continue
+            name = spark_column_name(projection)
+            if name:
+                projection.replace(exp.alias_(projection.copy(), name, quoted=True))
 
 
 class _Estimator:
