@@ -330,6 +330,20 @@ def test_group_by_all_tablesample_and_set_differences():
         assert (result.columns["id"].distinct_count, result.columns["id"].accuracy) == (1000, "low"), operation
 
 
+def test_inline_tables_values_and_range():
+    labels = estimate("select * from values ('new', 'N'), ('paid', 'P'), ('old', null) as t(status, label)")
+    assert labels.row_count == 3 and list(labels.columns) == ["status", "label"]
+    label = labels.columns["label"]
+    assert (label.distinct_count, label.null_fraction, label.min, label.max, label.accuracy) == (2, pytest.approx(1 / 3), "N", "P", "accurate")
+    assert list(estimate("select * from values (1, 2)").columns) == ["col1", "col2"]  # as Spark names them
+    assert estimate("select * from values (1, id) as t(a, b)").columns["b"].accuracy is None  # not a constant
+    joined = estimate("select o.id, v.label from shop.orders o join values ('new', 'N'), ('paid', 'P') as v(status, label) on o.status = v.status")
+    assert joined.row_count == pytest.approx(1000 * 2 / 4) and joined.columns["label"].distinct_count == 2
+    spine = estimate("select * from range(10, 0, -2)")
+    assert (spine.row_count, spine.columns["id"].distinct_count, spine.columns["id"].min, spine.columns["id"].max) == (5, 5, 2, 10)
+    assert estimate("select id from range(2, 10, 3) where id > 4").row_count == pytest.approx(2)  # 2, 5, 8
+
+
 def test_unknown_table_and_bad_sql():
     result = estimate("select x from shop.elsewhere")
     assert result.row_count is None and result.columns["x"].accuracy is None

@@ -153,9 +153,35 @@ def spark_column_name(node: exp.Expression) -> Optional[str]:
     return None
 
 
+def _range_relation(call: exp.Anonymous) -> RelationStats:
+    """range(end), range(start, end[, step]): a bigint column `id` of distinct values."""
+    try:
+        arguments = [int(argument.name) if not isinstance(argument, exp.Neg) else -int(argument.this.name)
+                     for argument in call.expressions[:3]]
+    except (AttributeError, ValueError):
+        return RelationStats(None, {"id": ColumnStats.unknown("bigint")}, None)
+    start, end, step = (0, *arguments, 1) if len(arguments) == 1 else (*arguments, 1)[:3]
+    rows = max(math.ceil((end - start) / step), 0) if step else 0
+    last = start + (rows - 1) * step
+    return RelationStats(rows, {"id": ColumnStats("bigint", 0.0, rows, min(start, last) if rows else None,
+                                                  max(start, last) if rows else None, 8, 8)})
+
+
 def _name_as_spark_does(tree: exp.Expression) -> None:
     """Alias each selected expression without a name as Spark names it, so that its estimate is
-    the statistics of the column the model has."""
+    the statistics of the column the model has; so too the columns of VALUES (col1, col2, ...) and
+    of range() (id)."""
+    for values in tree.find_all(exp.Values):
+        alias = values.args.get("alias")
+        if not (alias and alias.columns) and values.expressions:
+            first = values.expressions[0]
+            count = len(first.expressions) if isinstance(first, exp.Tuple) else 1
+            values.set("alias", exp.TableAlias(this=alias.this if alias else None,
+                                               columns=[exp.to_identifier(f"col{index + 1}") for index in range(count)]))
+    for table in tree.find_all(exp.Table):
+        if isinstance(table.this, exp.Anonymous) and table.this.name.lower() == "range" and not (table.args.get("alias") and table.args["alias"].columns):
+            alias = table.args.get("alias")
+            table.set("alias", exp.TableAlias(this=alias.this if alias else exp.to_identifier("range"), columns=[exp.to_identifier("id")]))
     for select in tree.find_all(exp.Select):
         for projection in select.expressions:
             if isinstance(projection, (exp.Alias, exp.Column, exp.Star)) or projection.find(exp.Star) and not isinstance(projection, exp.Count):
@@ -292,6 +318,8 @@ class _Estimator:
         return max(counts) if counts else None
 
     def source(self, node: exp.Expression, ctes: dict[str, RelationStats]) -> RelationStats:
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) and node.this.name.lower() == "range":
+            return _range_relation(node.this)
         if isinstance(node, exp.Table):
             name = node.name.lower()
             if not node.db and name in ctes:
@@ -300,9 +328,36 @@ class _Estimator:
             if found is not None and node.args.get("sample") is not None:
                 return _sample(found, node.args["sample"])
             return found if found is not None else RelationStats(None, {}, None)
+        if isinstance(node, exp.Values):
+            return self.values(node)
         if isinstance(node, (exp.Subquery, exp.Select, exp.Union)):
             return self.query(node, ctes)
         return RelationStats(None, {}, None)
+
+    def values(self, node: exp.Values) -> RelationStats:
+        """An inline table, VALUES (1, 'a'), (2, NULL): its rows, and each column's statistics from
+        its constants (a column with anything else is unknown)."""
+        names = [column.name.lower() for column in node.args["alias"].columns] if node.args.get("alias") else []
+        rows = [list(row.expressions) if isinstance(row, exp.Tuple) else [row] for row in node.expressions]
+        columns = {}
+        for index, name in enumerate(names):
+            cells = [self.expression(row[index], {}, 1) if index < len(row) else ColumnStats.unknown() for row in rows]
+            types = {cell.data_type for cell in cells if cell.data_type}
+            if not all(cell.constant for cell in cells):
+                columns[name] = ColumnStats.unknown(types.pop() if len(types) == 1 else None)
+                continue
+            present = [cell for cell in cells if cell.null_fraction == 0]
+            values = [cell.min for cell in present]
+            try:
+                low, high = min(values, default=None), max(values, default=None)
+            except TypeError:
+                low = high = None
+            columns[name] = ColumnStats(
+                data_type=types.pop() if len(types) == 1 else None, null_fraction=1 - len(present) / len(cells),
+                distinct_count=len({collation_key(value, cell.data_type) for value, cell in zip(values, present)}), min=low, max=high,
+                avg_len=sum(cell.avg_len for cell in present) / len(present) if present else None,
+                max_len=max((cell.max_len for cell in present), default=None))
+        return RelationStats(len(rows), columns)
 
     def union(self, node: exp.Union, ctes: dict[str, RelationStats]) -> RelationStats:
         left, right = self.query(node.left, ctes), self.query(node.right, ctes)
