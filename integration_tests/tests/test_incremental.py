@@ -306,6 +306,29 @@ def test_a_run_on_sparks_default_shuffle_partitions_spreads_its_states_over_a_fe
     assert len(tasks) > 10 and max(tasks) < 200, tasks
 
 
+def test_the_listing_of_many_local_partitions_runs_no_task_per_directory(spark, dbt):
+    """Spark lists more than 32 directories in a job of a task each, and packs small files 32 to
+    a task: 2,000 daily partitions took 6 s to list, every run. A local table's listing is the
+    driver's, in as many tasks as cores, under settings that the session dbt shares does not see."""
+    table = "analytics.many_days"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"create table {table} (v bigint, day int) using parquet partitioned by (day)")
+    spark.sql(f"insert into {table} select id, cast(id % 60 as int) from range(600)")
+    assert analyze(dbt, relation=table, columns="all").success
+    spark.sql(f"insert into {table} select id, 60 from range(10)")
+    settings = {key: spark.conf.get(key) for key in ("spark.sql.files.maxPartitionBytes", "spark.sql.sources.parallelPartitionDiscovery.threshold")}
+    tracker = spark.sparkContext.statusTracker()
+    before = set(tracker.getJobIdsForGroup())
+    result = analyze(dbt, relation=table, columns="all")
+    assert result.success, result.error
+    assert "scanned in 1 partition(s), 60 skipped" in result.log
+    jobs = [tracker.getJobInfo(job) for job in set(tracker.getJobIdsForGroup()) - before]
+    tasks = [tracker.getStageInfo(stage).numTasks for job in jobs if job for stage in job.stageIds if tracker.getStageInfo(stage)]
+    assert len(tasks) > 10 and max(tasks) < 30, tasks  # no job of a task per directory (61)
+    assert {key: spark.conf.get(key) for key in settings} == settings
+    assert table_stats(spark, table)[""]["row_count"] == 610
+
+
 def test_a_run_reads_its_own_table_bucket_of_the_statistics_only(spark, dbt):
     """The statistics tables are bucketed by table_name, so a run opens its own table's bucket,
     never the history of every other table. Proof: a file that no reader can parse, planted as

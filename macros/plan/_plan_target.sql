@@ -145,7 +145,9 @@
     location's branch is left out (no files, as Spark sees it) and the rest listed again. -#}
 {% macro _run_listing(branches, others=[]) %}
   {%- set listing_sql = dbt_analyze._listing_sql(branches) -%}
-  {%- set results = dbt_analyze._run_independent(([listing_sql] if listing_sql else []) + others, missing_paths=true) -%}
+  {%- set settings = dbt_analyze._listing_settings(branches) -%}
+  {%- set results = dbt_analyze._run_independent(([listing_sql] if listing_sql else []) + others, missing_paths=true,
+                                                 settings=[settings] if listing_sql else []) -%}
   {%- set st = namespace(branches=branches, listing=results[0] if listing_sql else []) -%}
   {%- for attempt in range(branches | length) if st.listing is mapping -%}
     {%- set missing = st.listing.missing_path -%}
@@ -157,9 +159,24 @@
     {{ log('dbt_analyze: ' ~ gone[0].label ~ ': its location ' ~ gone[0].location ~ ' does not exist; listed as holding no files (Spark reads it as empty)', info=True) }}
     {%- set st.branches = st.branches | reject('in', gone) | list -%}
     {%- set relisting_sql = dbt_analyze._listing_sql(st.branches) -%}
-    {%- set st.listing = dbt_analyze._run_independent([relisting_sql], missing_paths=true)[0] if relisting_sql else [] -%}
+    {%- set st.listing = dbt_analyze._run_independent([relisting_sql], missing_paths=true, settings=[settings])[0] if relisting_sql else [] -%}
   {%- endfor -%}
   {{ return([st.listing] + (results[1:] if listing_sql else results)) }}
+{% endmacro %}
+
+{#- Spark's settings for a listing. Its reader opens no file, so the files are split into as many
+    tasks as Spark has cores (by default, a task per 32 small files or per 128 MB: 126 tasks for
+    2,000 partitions' files, or 8,000 for a terabyte); and a local directory's subdirectories are
+    listed by the driver, where Spark would list more than 32 in a job of a task each (2,000
+    partitions: 4.5 s of a 6 s listing, then 0.35 s in all). An object store keeps that job. -#}
+{% macro _listing_settings(branches) %}
+  {%- set settings = {'spark.sql.files.maxPartitionBytes': 1125899906842624} -%}
+  {%- set local = namespace(all=branches | length > 0) -%}
+  {%- for branch in branches if not branch.location.startswith('file:') -%}{%- set local.all = false -%}{%- endfor -%}
+  {%- if local.all -%}
+    {%- do settings.update({'spark.sql.sources.parallelPartitionDiscovery.threshold': 2147483647}) -%}
+  {%- endif -%}
+  {{ return(settings) }}
 {% endmacro %}
 
 {#- Fits each partitioned table's listing to the partitions of its catalog. Files in a directory

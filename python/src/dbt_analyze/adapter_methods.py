@@ -10,11 +10,11 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
 - ``dbt_analyze_estimate_statistics(payload_json)``: estimates of models' column statistics from
   their compiled SQL (``target/compiled``) and their inputs' statistics; see
   :mod:`dbt_analyze.estimate`.
-- ``dbt_analyze_run_concurrently(statements, missing_paths=False)``: independent statements at
-  once on the session's Spark (session connections), returning each one's rows; False elsewhere,
-  and the macros run them one by one. With ``missing_paths`` (file listings), a statement that
-  Spark stops at a path that does not exist returns ``{"missing_path": path}`` instead, on any
-  connection.
+- ``dbt_analyze_run_concurrently(statements, missing_paths=False, settings=None)``: independent
+  statements at once on the session's Spark (session connections), returning each one's rows;
+  False elsewhere, and the macros run them one by one. With ``missing_paths`` (file listings), a
+  statement that Spark stops at a path that does not exist returns ``{"missing_path": path}``
+  instead, on any connection; ``settings`` are Spark SQL settings of each statement, for it alone.
 - ``dbt_analyze_cache_view(view, select_sql)``: ``select_sql``'s rows cached as the temporary
   view ``view``, made from a DataFrame (session connections); False elsewhere, and the macros
   run ``CACHE TABLE view AS select_sql``.
@@ -111,7 +111,8 @@ def missing_path(error: BaseException) -> str | None:
     return found.group(1) if found else None
 
 
-def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_paths: bool = False) -> list[Any] | bool:
+def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_paths: bool = False,
+                                 settings: list[dict[str, Any]] | None = None) -> list[Any] | bool:
     """Runs statements that do not depend on each other (a merge's inserts, each into its own
     table, all reading one cached view; a plan's reads) at the same time in the session's Spark,
     and returns each statement's rows, in the statements' order. On the small inputs of a run a
@@ -122,7 +123,14 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
     With ``missing_paths`` (file listings: Spark reads a table whose directory is gone as empty,
     but its ``binaryFile`` source stops at the path), a statement stopped at a missing path gives
     ``{"missing_path": path}`` instead of rows, and on other connections (Thrift) the statements
-    run one by one through dbt's connection, so that the macros can list again without it."""
+    run one by one through dbt's connection, so that the macros can list again without it.
+
+    ``settings``, one dict per statement (a file listing's: how Spark lists directories and splits
+    files), hold for that statement alone: a session runs it in a session of its own
+    (``newSession``: the same application, its own settings), so that no other dbt thread's query
+    meanwhile sees them; over Thrift, whose session is the connection's own, they are SET before
+    it and RESET after. Only for statements that read paths, not tables: a session of its own
+    keeps its own file lists of the tables it read, which the main session's writes do not refresh."""
     from dbt_analyze.session_submission import is_session
 
     def outcome(run: Any, sql: str) -> Any:
@@ -133,6 +141,7 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
             path = missing_path(error) if missing_paths else None
             return {"missing_path": path} if path else error
 
+    settings = list(settings or []) + [{}] * (len(statements) - len(settings or []))
     session = is_session(adapter)
     if session:
         from dbt.adapters.events.logging import AdapterLogger
@@ -143,14 +152,23 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
 
         at_once = f" at once with {len(statements) - 1} other statement(s)" if len(statements) > 1 else ""
 
-        def run(sql: str) -> list[tuple]:
+        def run(sql: str, own_settings: dict[str, Any]) -> list[tuple]:
             logger.debug(f"dbt_analyze: running{at_once}:\n{sql}")
-            return [tuple(row) for row in spark.sql(sql).collect()]
+            return [tuple(row) for row in (_session_with(spark, own_settings) if own_settings else spark).sql(sql).collect()]
 
         with ThreadPoolExecutor(max_workers=len(statements) or 1, thread_name_prefix="dbt_analyze") as pool:
-            results = list(pool.map(lambda sql: outcome(run, sql), statements))
+            results = list(pool.map(lambda sql, own: outcome(lambda text: run(text, own), sql), statements, settings))
     elif missing_paths:
-        results = [outcome(lambda sql: [tuple(row) for row in adapter.execute(sql, fetch=True)[1].rows], sql) for sql in statements]
+        def run_with(sql: str, own_settings: dict[str, Any]) -> list[tuple]:
+            for key, value in own_settings.items():
+                adapter.execute(f"set {key}={value}")
+            try:
+                return [tuple(row) for row in adapter.execute(sql, fetch=True)[1].rows]
+            finally:
+                for key in own_settings:
+                    adapter.execute(f"reset {key}")
+
+        results = [outcome(lambda text: run_with(text, own), sql) for sql, own in zip(statements, settings)]
     else:
         return False
     errors = [(sql, found) for sql, found in zip(statements, results) if isinstance(found, Exception)]
@@ -158,6 +176,28 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
         sql, error = errors[0]
         raise _statement_error(error, sql) if session else error  # dbt's connection raised dbt's own error
     return results
+
+
+_SETTINGS_SESSIONS: dict[str, Any] = {}
+_SETTINGS_LOCK = threading.Lock()
+
+
+def _session_with(spark: Any, settings: dict[str, Any]) -> Any:
+    """A session of ``spark``'s application with ``spark``'s settings plus ``settings``: made
+    once per process and settings, its settings brought up to date with ``spark``'s each time
+    (dbt's connection sets some at run time, as ANSI mode)."""
+    key = json.dumps(settings, sort_keys=True)
+    with _SETTINGS_LOCK:
+        session = _SETTINGS_SESSIONS.get(key)
+        if session is None:
+            session = _SETTINGS_SESSIONS[key] = spark.newSession()
+        own = session.conf.getAll
+        for name, value in spark.conf.getAll.items():
+            if own.get(name) != value and name not in settings and session.conf.isModifiable(name):
+                session.conf.set(name, value)
+        for name, value in settings.items():
+            session.conf.set(name, str(value))
+    return session
 
 
 _SPARK_ERROR = re.compile(r"\[[A-Z][A-Z_.]*\][^\n]*")
