@@ -1,5 +1,5 @@
 {#- The current statistics of one table as text, like DESCRIBE EXTENDED: the table line, its
-    partitions, then one line per column (table level), after the table's last run. A run that just
+    partitions (up to 20), then one line per column (table level), after the table's last run. A run that just
     finished knows its id and the run that wrote the current snapshot (itself, or a merge after a
     concurrent run): given them, both are read straight by run id, not through the current views,
     which first find every table's latest run. -#}
@@ -27,13 +27,20 @@
                         ~ ', bytes scanned ' ~ (run[4] or 0) ~ ', sketches ' ~ (run[5] or 0) ~ ' bytes' ~ ('; ' ~ steps | join(', ') if steps else '')
                         ~ ('; ' ~ run[10] if run[10] else '')) -%}
   {%- endfor -%}
-  {%- for row in tables -%}
+  {#- A table of many partitions (2,000 days) lists the 10 collected last, and says how many more. -#}
+  {%- set partitions = tables | rejectattr(0, 'equalto', '') | list -%}
+  {%- set shown = partitions if partitions | length <= 20 else (partitions | sort(attribute=6, reverse=true))[:10] | sort(attribute=0) -%}
+  {%- for row in (tables | selectattr(0, 'equalto', '') | list) + shown -%}
     {%- set label = 'table' if row[0] == '' else '  partition ' ~ row[0] -%}
     {%- do lines.append(label ~ ': rows ' ~ (row[1] if row[1] is not none else 'unknown (not every partition analyzed)')
                         ~ ', size ' ~ row[2] ~ ' bytes, files ' ~ row[3]
                         ~ (', partitions ' ~ row[5] ~ ' of ' ~ row[4] ~ ' analyzed' if row[4] is not none else '')
                         ~ ', collected ' ~ row[6]) -%}
   {%- endfor -%}
+  {%- if shown | length < partitions | length -%}
+    {%- do lines.append('  ... and ' ~ (partitions | length - shown | length) ~ ' more partition(s), the 10 above collected last: every one is in '
+                        ~ dbt_analyze._storage_relation('table_statistics')) -%}
+  {%- endif -%}
   {%- if columns | length -%}
     {%- set header = ['column', 'type', 'nulls', 'distinct', 'min', 'max', 'avg_len', 'max_len', 'true', 'false', 'mean', 'stddev'] -%}
     {%- set cells = [header] -%}

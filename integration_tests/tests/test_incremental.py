@@ -306,7 +306,7 @@ def test_a_run_on_sparks_default_shuffle_partitions_spreads_its_states_over_a_fe
     assert len(tasks) > 10 and max(tasks) < 200, tasks
 
 
-def test_the_listing_of_many_local_partitions_runs_no_task_per_directory(spark, dbt):
+def test_many_local_partitions_are_listed_without_a_task_per_directory_and_reported_in_brief(spark, dbt):
     """Spark lists more than 32 directories in a job of a task each, and packs small files 32 to
     a task: 2,000 daily partitions took 6 s to list, every run. A local table's listing is the
     driver's, in as many tasks as cores, under settings that the session dbt shares does not see."""
@@ -322,6 +322,9 @@ def test_the_listing_of_many_local_partitions_runs_no_task_per_directory(spark, 
     result = analyze(dbt, relation=table, columns="all")
     assert result.success, result.error
     assert "scanned in 1 partition(s), 60 skipped" in result.log
+    # the report lists the partitions collected last, not 61 lines
+    assert "partition day=60: rows 10" in result.log and "... and 51 more partition(s)" in result.log
+    assert len(re.findall(r"^  partition day=", result.log, re.M)) == 10
     jobs = [tracker.getJobInfo(job) for job in set(tracker.getJobIdsForGroup()) - before]
     tasks = [tracker.getStageInfo(stage).numTasks for job in jobs if job for stage in job.stageIds if tracker.getStageInfo(stage)]
     assert len(tasks) > 10 and max(tasks) < 30, tasks  # no job of a task per directory (61)
