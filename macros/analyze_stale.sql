@@ -49,14 +49,14 @@
       {%- for spec, value in status.items() if value[0] != 'fresh' and (spec or status | length == 1) -%}
         {%- do changed.append((spec or 'the table') ~ ' (' ~ value[0] ~ ')') -%}
       {%- endfor -%}
-      {{ log(progress ~ ': ' ~ (changed | join(', ') if changed else 'fresh'), info=True) }}
+      {{ log(progress ~ ': ' ~ (dbt_analyze._brief_list(changed) if changed else 'fresh'), info=True) }}
       {%- if changed and not check_only -%}
         {%- set summary = dbt_analyze._run_analyze({'relation': relation}) -%}
-        {%- do report.append(table_schema ~ '.' ~ table_name ~ ': re-analyzed ' ~ (summary.scanned | join(', ') or 'the table')
-                             ~ (', dropped ' ~ summary.dropped | join(', ') if summary.dropped else '')) -%}
+        {%- do report.append(table_schema ~ '.' ~ table_name ~ ': re-analyzed ' ~ (dbt_analyze._brief_list(summary.scanned) or 'the table')
+                             ~ (', dropped ' ~ dbt_analyze._brief_list(summary.dropped) if summary.dropped else '')) -%}
         {%- set status = dbt_analyze._table_statuses([relation])[0] -%}
       {%- elif changed -%}
-        {%- do report.append(table_schema ~ '.' ~ table_name ~ ': ' ~ changed | join(', ')) -%}
+        {%- do report.append(table_schema ~ '.' ~ table_name ~ ': ' ~ dbt_analyze._brief_list(changed)) -%}
       {%- endif -%}
     {%- endif -%}
     {%- for spec, value in status.items() -%}
@@ -98,4 +98,9 @@
     {%- do statuses.append(status) -%}
   {%- endfor -%}
   {{ return(statuses) }}
+{% endmacro %}
+
+{#- Items joined with ', ', the first 20 of more, and how many more (each one is in table_staleness). -#}
+{% macro _brief_list(items) %}
+  {{ return(items[:20] | join(', ') ~ (' and ' ~ (items | length - 20) ~ ' more' if items | length > 20 else '')) }}
 {% endmacro %}

@@ -310,7 +310,8 @@ def test_many_local_partitions_are_listed_without_a_task_per_directory_and_repor
     """Spark lists more than 32 directories in a job of a task each, and packs small files 32 to
     a task: 2,000 daily partitions took 6 s to list, every run. A local table's listing is the
     driver's, in as many tasks as cores, under settings that the session dbt shares does not see."""
-    table = "analytics.many_days"
+    table = "many_db.many_days"
+    spark.sql("create database if not exists many_db")
     spark.sql(f"drop table if exists {table}")
     spark.sql(f"create table {table} (v bigint, day int) using parquet partitioned by (day)")
     spark.sql(f"insert into {table} select id, cast(id % 60 as int) from range(600)")
@@ -330,6 +331,13 @@ def test_many_local_partitions_are_listed_without_a_task_per_directory_and_repor
     assert len(tasks) > 10 and max(tasks) < 30, tasks  # no job of a task per directory (61)
     assert {key: spark.conf.get(key) for key in settings} == settings
     assert table_stats(spark, table)[""]["row_count"] == 610
+
+    # 25 partitions written to: analyze_stale names 20 and says how many more
+    spark.sql(f"insert into {table} select id + 1, cast(id % 25 as int) from range(250)")
+    stale = dbt("run-operation", "analyze_stale", "--args", '{schema: many_db, check_only: true}')
+    assert stale.success, stale.error
+    line = next(m for m in stale.messages if "many_db.many_days: day=" in m and "analyze_stale" not in m)
+    assert line.count("(stale)") == 20 and line.endswith("and 5 more"), line
 
 
 def test_a_run_reads_its_own_table_bucket_of_the_statistics_only(spark, dbt):
