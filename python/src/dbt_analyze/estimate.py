@@ -184,7 +184,7 @@ def _name_as_spark_does(tree: exp.Expression) -> None:
             table.set("alias", exp.TableAlias(this=alias.this if alias else exp.to_identifier("range"), columns=[exp.to_identifier("id")]))
     for select in tree.find_all(exp.Select):
         for projection in select.expressions:
-            if isinstance(projection, (exp.Alias, exp.Column, exp.Star)) or projection.find(exp.Star) and not isinstance(projection, exp.Count):
+            if isinstance(projection, (exp.Alias, exp.Column, exp.Star)) or (projection.find(exp.Star) and not isinstance(projection, exp.Count)):
                 continue
             name = spark_column_name(projection)
             if name:
@@ -229,10 +229,8 @@ class _Estimator:
             # and distinct counts of their table (upper bounds now), null fractions are unknown
             rows = self.join_rows(node, scope)
             row_accuracy = "low" if rows is not None else None
-            scope = {alias: dataclasses.replace(relation, row_count=None, columns={
-                name: stats.replace(null_fraction=None, histogram=None, top_values=None,
-                                    accuracy=lowest_accuracy(stats.accuracy, "low"))
-                for name, stats in relation.columns.items()}) for alias, relation in scope.items()}
+            scope = {alias: dataclasses.replace(relation, row_count=None, columns=_upper_bounds(relation.columns))
+                     for alias, relation in scope.items()}
         where = node.args.get("where")
         if where is not None:
             scope, rows, row_accuracy = self.filter(scope, where.this, rows, row_accuracy)
@@ -374,10 +372,7 @@ class _Estimator:
     def difference(self, node: exp.SetOperation, ctes: dict[str, RelationStats]) -> RelationStats:
         """EXCEPT and INTERSECT keep some of the left side's rows: its columns, whose distinct counts
         and bounds are upper bounds now (low accuracy); how many rows is not known."""
-        left = self.query(node.left, ctes)
-        return RelationStats(None, {name: stats.replace(null_fraction=None, histogram=None, top_values=None,
-                                                        accuracy=lowest_accuracy(stats.accuracy, "low"))
-                                    for name, stats in left.columns.items()}, None)
+        return RelationStats(None, _upper_bounds(self.query(node.left, ctes).columns), None)
 
     def filter(self, scope: dict[str, RelationStats], condition: exp.Expression, rows: Optional[float],
                row_accuracy: Optional[str]):
@@ -908,6 +903,13 @@ def _overlap(bin_low: float, bin_high: float, low: Optional[float], high: Option
     return (end - start) / (bin_high - bin_low)
 
 
+def _upper_bounds(columns: dict[str, ColumnStats]) -> dict[str, ColumnStats]:
+    """Columns of some rows of a relation, which ones not known (a join's, EXCEPT's): their distinct
+    counts and bounds are upper bounds (low accuracy), their null fractions unknown."""
+    return {name: stats.replace(null_fraction=None, histogram=None, top_values=None, accuracy=lowest_accuracy(stats.accuracy, "low"))
+            for name, stats in columns.items()}
+
+
 def _sample(relation: RelationStats, sample: exp.TableSample) -> RelationStats:
     """A relation under TABLESAMPLE: (P PERCENT) and (BUCKET x OUT OF y) keep rows at random,
     P% or 1/y of them; (N ROWS) is the first N rows, as a LIMIT."""
@@ -919,9 +921,7 @@ def _sample(relation: RelationStats, sample: exp.TableSample) -> RelationStats:
     except (AttributeError, ValueError, ZeroDivisionError):
         fraction = limit = None
     if rows is None or (fraction is None and limit is None):
-        return RelationStats(None, {name: stats.replace(null_fraction=None, histogram=None, top_values=None,
-                                                        accuracy=lowest_accuracy(stats.accuracy, "low"))
-                                    for name, stats in relation.columns.items()}, None)
+        return RelationStats(None, _upper_bounds(relation.columns), None)
     if limit is not None:
         return dataclasses.replace(relation, row_count=min(rows, limit), row_accuracy=lowest_accuracy(relation.row_accuracy, "low"))
     fraction = min(max(fraction, 0.0), 1.0)
