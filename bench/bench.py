@@ -9,6 +9,7 @@ Tables: a mixed 8-column table; synthetic shapes (uniform, Zipf-like, heavily du
   without and with histograms, and a bare scan of the same columns (`select sum(hash(...))`);
 - where our time goes: each kind of aggregate alone over the mixed table;
 - incremental collection after one new partition against a full one (30 partitions);
+- on 1,000 partitions: a run that finds nothing changed, one after a new partition, Spark's ANALYZE;
 - merge time for 10, 100 and 1,000 partitions;
 - time against rows (1x, 4x, 16x) and columns (10, 50, 200);
 - accuracy (bench/accuracy.py): NDV error, histogram bin error, top-value recall; and the q-error
@@ -213,6 +214,15 @@ def main() -> None:
     for count in (10, 100, 1000):
         many = datasets.create(spark, "bench_many", MIXED, count * 50, partitions=count)
         seconds[f"merge_{count}_partitions"] = analyze(spark, relation=many, columns="all")["merge"]
+    # the 1,000-partition table (days of three years) again: a run that finds nothing changed, one
+    # after a new partition, and Spark's ANALYZE of it; their plan steps list 1,000 directories
+    unchanged = median_analyze(spark, options.repeat, relation=many, columns="all")
+    runs = []
+    for new_part in range(1000, 1000 + options.repeat):
+        spark.sql(f"insert into {many} select {select}, {new_part} as part from range(50)")
+        runs.append(analyze(spark, relation=many, columns="all"))
+    seconds.update({"unchanged_1000_partitions": unchanged["collection"], "unchanged_1000_partitions_plan": unchanged["plan"],
+                    "incremental_1000_partitions": medians(runs)["collection"], "spark_analyze_1000_partitions": spark_analyze(spark, many, False)})
 
     # --- scaling -------------------------------------------------------------------------------
     report["scaling"] = {"rows": {}, "columns": {}}
@@ -334,6 +344,11 @@ def markdown(report: dict, options) -> str:
     if "full_30_partitions_large" in seconds:
         lines.append(f"| incremental (1 new of 31 partitions, {report['partitioned_rows_large']:,} rows) / full | "
                      f"{seconds['incremental_one_partition_large'] / seconds['full_30_partitions_large']:.2f}× |")
+    if "unchanged_1000_partitions" in seconds:
+        lines += [f"| a run finding nothing changed in 1,000 partitions / Spark's ANALYZE of them | "
+                  f"{seconds['unchanged_1000_partitions'] / seconds['spark_analyze_1000_partitions']:.2f}× |",
+                  f"| a run after one new of 1,001 partitions / Spark's ANALYZE of them | "
+                  f"{seconds['incremental_1000_partitions'] / seconds['spark_analyze_1000_partitions']:.2f}× |"]
     lines.append("")
     lines += ["## Where the time goes", "",
               "Each kind of aggregate alone over the mixed table's columns (one query each, medians):", "",
