@@ -7,13 +7,7 @@
   {%- set printable = {} -%}
   {%- for key, value in args.items() -%}
     {#- A Relation (post-hooks pass `this`) is printed by its name; YAML dates as their text. -#}
-    {%- if key == 'relation' and value is not string -%}{%- set value = value.render() -%}
-    {%- elif value is mapping -%}
-      {%- set given = value -%}
-      {%- set value = {} -%}
-      {%- for name, item in given.items() -%}{%- do value.update({name: dbt_analyze._yaml_scalar(item)}) -%}{%- endfor -%}
-    {%- endif -%}
-    {%- do printable.update({key: value}) -%}
+    {%- do printable.update({key: value.render() if key == 'relation' and value is not string else dbt_analyze._yaml_scalars(value)}) -%}
   {%- endfor -%}
   {{ return({'run_id': now.strftime('%Y%m%dT%H%M%S%f') ~ '-' ~ (invocation_id or 'local')[:8],
              'request_text': tojson(printable), 'started': now, 'dry_run': dbt_analyze._as_bool(args.get('dry_run', false))}) }}

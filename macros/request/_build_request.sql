@@ -49,11 +49,7 @@
     {%- if partition is not none and partition is not mapping -%}
       {{ dbt_analyze._fail(run, "'partition' must be a mapping like {k1: v1, k2: null}, got " ~ partition) }}
     {%- endif -%}
-    {%- if partition -%}
-      {%- set given = partition -%}
-      {%- set partition = {} -%}
-      {%- for key, value in given.items() -%}{%- do partition.update({key: dbt_analyze._yaml_scalar(value)}) -%}{%- endfor -%}
-    {%- endif -%}
+    {%- set partition = dbt_analyze._yaml_scalars(partition) -%}
     {%- set columns = args.get('columns') -%}
     {%- if columns is string and columns | lower == 'all' -%}
       {%- set columns = 'all' -%}
@@ -93,8 +89,13 @@
 {% endmacro %}
 
 {#- A YAML date or timestamp (`partition: {d: 2024-01-02}` in --args or a model's config) as its
-    text, which Spark casts back to the value; any other value as it is. -#}
-{% macro _yaml_scalar(value) %}
+    text, which Spark casts back to the value, also as a mapping's value; any other value as it is. -#}
+{% macro _yaml_scalars(value) %}
+  {%- if value is mapping -%}
+    {%- set plain = {} -%}
+    {%- for key, item in value.items() -%}{%- do plain.update({key: dbt_analyze._yaml_scalars(item)}) -%}{%- endfor -%}
+    {{ return(plain) }}
+  {%- endif -%}
   {{ return(value | string if value.isoformat is defined else value) }}
 {% endmacro %}
 
