@@ -298,6 +298,8 @@
       {{ log('dbt_analyze: ' ~ table.schema ~ '.' ~ table.identifier ~ ': run(s) ' ~ others ~ ' finished during the merge of '
              ~ st.run_id ~ ': merging again (' ~ again.run_id ~ ')', info=True) }}
       {%- do dbt_analyze._write_event(again, 'started', table) -%}
+      {#- This connection may keep the states as it first read them, without the other runs' (Thrift). -#}
+      {%- do dbt_analyze._refresh_storage(['partition_states']) -%}
       {%- set merge = dbt_analyze._merge_statements(plan, again.run_id, with_sketch_statistics) -%}
       {%- set st.mark = dbt_analyze._server_now() -%}
       {%- do dbt_analyze._execute_merge(merge, again.run_id) -%}

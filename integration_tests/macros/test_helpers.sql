@@ -4,13 +4,19 @@
 {% endmacro %}
 
 {#- Several steps in one dbt process, in order (each dbt process starts its own JVM, the slow part):
-    {sql: statement(s)}, {current: {schema, table}}, or {<an operation of the package>: {its args}}
-    such as {analyze_table: {relation: ..., columns: all}}. -#}
+    {sql: statement(s)}, {current: {schema, table}}, {pause: text} (see below) or {<an operation of
+    the package>: {its args}} such as {analyze_table: {relation: ..., columns: all}}. -#}
 {% macro run_steps(steps) %}
   {%- for step in steps -%}
     {%- for kind, args in step.items() -%}
       {%- if kind == 'sql' -%}{%- do run_sql(args) -%}
       {%- elif kind == 'current' -%}{%- do print_current_statistics(**args) -%}
+      {%- elif kind == 'pause' -%}
+        {#- The text, then a line longer than a pipe holds (64 KiB): a test that reads the output
+            and stops reading at the text holds this process, blocked on that line, until it reads
+            on (conftest.dbt_process with pause_on); the process keeps its connection meanwhile. -#}
+        {{ log(args, info=True) }}
+        {{ log('pause: ' ~ '.' * 1048576, info=True) }}
       {%- elif kind in dbt_analyze and not kind.startswith('_') -%}{%- do dbt_analyze[kind](**args) -%}
       {%- else -%}{%- do exceptions.raise_compiler_error('run_steps: unknown step ' ~ kind) -%}
       {%- endif -%}

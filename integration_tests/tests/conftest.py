@@ -124,10 +124,13 @@ def own_paths(home: Path) -> dict:
     return {"DBT_TARGET_PATH": str(home / "target"), "DBT_LOG_PATH": str(home / "logs")}
 
 
-def dbt_process(home: Path, env: dict, *args: str, kill_on: str | None = None, kill_after: float = 0.0) -> tuple[int, str]:
+def dbt_process(home: Path, env: dict, *args: str, kill_on: str | None = None, kill_after: float = 0.0,
+                pause_on: str | None = None, while_paused=None) -> tuple[int, str]:
     """dbt in a process of its own (for a kill, or another metastore or target), its target and
     logs under `home`; with kill_on, SIGKILLs it and its JVM kill_after seconds after a line of
-    its output contains that text."""
+    its output contains that text. With pause_on, calls while_paused() once a line contains that
+    text and reads on after it returns: a `pause` step (run_steps) logs its text and then more
+    than a pipe holds, so the process waits, blocked on its output, until then."""
     import signal
     import subprocess
     import sys
@@ -144,6 +147,9 @@ def dbt_process(home: Path, env: dict, *args: str, kill_on: str | None = None, k
             time.sleep(kill_after)
             os.killpg(process.pid, signal.SIGKILL)
             break
+        if pause_on and pause_on in line:
+            while_paused()
+            pause_on = None
     process.wait(timeout=600)
     return process.returncode, "".join(output)
 

@@ -62,8 +62,8 @@ def dbt(port, *args):
     return dbt_process(THRIFT_HOME, {"DBT_ANALYZE_THRIFT_PORT": str(port)}, *args, "--target", "thrift")
 
 
-def steps(port, *steps: dict) -> tuple[int, str]:
-    return dbt_steps(THRIFT_HOME, {"DBT_ANALYZE_THRIFT_PORT": str(port)}, *steps, options=("--target", "thrift"))
+def steps(port, *steps: dict, **pause) -> tuple[int, str]:
+    return dbt_steps(THRIFT_HOME, {"DBT_ANALYZE_THRIFT_PORT": str(port)}, *steps, options=("--target", "thrift"), **pause)
 
 
 def test_analyze_over_thrift(thrift_port):
@@ -197,6 +197,33 @@ def test_concurrent_runs_lose_nothing(thrift_port):
     results = at_once(thrift_port, *[{"relation": "analytics.shared", "columns": "all", "full": True}] * 2)
     assert not failures(results), failures(results)
     assert_consistent(current_of(thrift_port, "shared"), 4150)
+
+
+def test_a_connection_reads_what_other_connections_wrote_since_it_last_read(thrift_port):
+    """Each Thrift connection is a Spark session of its own, which keeps the file lists of the
+    tables it has read; another connection's writes do not refresh them. A dbt process that read
+    the statistics tables, then waited while another one analyzed a partition, merged that
+    partition's older state into the table's statistics: its next run must read them anew."""
+    table = "analytics.kept_open"
+    setup = ["create database if not exists analytics", f"create table {table} (v bigint, p int) using parquet partitioned by (p)",
+             f"insert into {table} select id, cast(id % 3 as int) from range(300)"]
+    code, output = steps(thrift_port, {"sql": setup}, {"analyze_table": {"relation": table, "columns": "all"}})
+    assert code == 0, output[-3000:]
+
+    def another_process_analyzes_partition_2():
+        code, output = steps(thrift_port, {"sql": f"insert into {table} partition (p = 2) select 7 from range(50)"},
+                             {"analyze_table": {"relation": table, "partition": {"p": 2}, "columns": "all"}})
+        assert code == 0, output[-3000:]
+
+    code, output = steps(thrift_port, {"analyze_table": {"relation": table, "partition": {"p": 1}, "columns": "all"}},  # reads them
+                         {"pause": "waiting for the other process"},
+                         {"sql": f"insert into {table} partition (p = 1) select 8 from range(20)"},
+                         {"analyze_table": {"relation": table, "partition": {"p": 1}, "columns": "all"}},
+                         {"current": {"schema": "analytics", "table": "kept_open"}},
+                         pause_on="waiting for the other process", while_paused=another_process_analyzes_partition_2)
+    assert code == 0, output[-3000:]
+    assert output.index("kept_open unchanged since its last analysis") < output.index("waiting for the other process")
+    assert_consistent(printed_statistics(output)[0], 370)
 
 
 def test_the_project_over_thrift(thrift_port):

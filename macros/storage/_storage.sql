@@ -106,9 +106,25 @@
 {% macro _ensure_storage(compacting=false) %}
   {%- if not execute -%}{{ return('') }}{%- endif -%}
   {%- if adapter.dbt_analyze_one_at_a_time is defined -%}
-    {{ return(adapter.dbt_analyze_one_at_a_time('storage', dbt_analyze._create_missing_storage, compacting)) }}
+    {%- do adapter.dbt_analyze_one_at_a_time('storage', dbt_analyze._create_missing_storage, compacting) -%}
+  {%- else -%}
+    {%- do dbt_analyze._create_missing_storage(compacting) -%}
   {%- endif -%}
-  {{ return(dbt_analyze._create_missing_storage(compacting)) }}
+  {%- do dbt_analyze._refresh_storage(dbt_analyze._history_tables() + dbt_analyze._plain_tables()) -%}
+  {{ return('') }}
+{% endmacro %}
+
+{#- A Spark Thrift Server gives each connection a Spark session of its own, and a session keeps
+    the file lists of the tables it has read: another connection's writes (a run in another dbt
+    process or thread, a compaction) do not refresh them. Read through them, the statistics tables
+    would miss those runs' rows (a merge would take a partition's older state), or name files a
+    compaction removed. So on such a connection the tables are refreshed before a run reads them
+    (_ensure_storage) and before a merge again after concurrent runs. dbt-spark's in-process
+    session is one Spark session for all dbt threads, which its own writes keep current. -#}
+{% macro _refresh_storage(names) %}
+  {%- if not (adapter.dbt_analyze_is_session is defined and adapter.dbt_analyze_is_session()) -%}
+    {%- for name in names -%}{%- do run_query('refresh table ' ~ dbt_analyze._storage_relation(name)) -%}{%- endfor -%}
+  {%- endif -%}
 {% endmacro %}
 
 {#- The views are defined with the tables (first use) and again by an upgrade, never otherwise:

@@ -23,6 +23,8 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
 - ``dbt_analyze_query_error(sql)``: runs ``sql``; '' or the Spark error that stopped it.
 - ``dbt_analyze_first_time(key)``: True only the first time this process asks with ``key`` (a
   hint said once per dbt invocation, not once per model).
+- ``dbt_analyze_is_session()``: whether the connection is dbt-spark's in-process session, one
+  Spark session for all dbt threads (a Thrift connection is a Spark session of its own).
 
 >>> register()
 True
@@ -281,9 +283,15 @@ def dbt_analyze_first_time(adapter: Any, key: str) -> bool:
     return first
 
 
+def dbt_analyze_is_session(adapter: Any) -> bool:
+    from dbt_analyze.session_submission import is_session
+
+    return is_session(adapter)
+
+
 METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text, dbt_analyze_estimate_statistics,
            dbt_analyze_run_concurrently, dbt_analyze_cache_view, dbt_analyze_one_at_a_time, dbt_analyze_first_time,
-           dbt_analyze_query_error)
+           dbt_analyze_query_error, dbt_analyze_is_session)
 
 
 def register() -> bool:
