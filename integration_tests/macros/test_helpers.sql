@@ -4,13 +4,20 @@
 {% endmacro %}
 
 {#- Several steps in one dbt process, in order (each dbt process starts its own JVM, the slow part):
-    {sql: statement(s)}, {current: {schema, table}}, {pause: text} (see below) or {<an operation of
-    the package>: {its args}} such as {analyze_table: {relation: ..., columns: all}}. -#}
+    {sql: statement(s)}, {current: {schema, table}}, {column_stats: {schema, table, column}} (logged
+    as COLUMN_STATS: JSON), {pause: text} (see below) or {<an operation of the package>: {its args}}
+    such as {analyze_table: {relation: ..., columns: all}}. -#}
 {% macro run_steps(steps) %}
   {%- for step in steps -%}
     {%- for kind, args in step.items() -%}
       {%- if kind == 'sql' -%}{%- do run_sql(args) -%}
       {%- elif kind == 'current' -%}{%- do print_current_statistics(**args) -%}
+      {%- elif kind == 'column_stats' -%}
+        {%- set stats = {} -%}
+        {%- for name, value in dbt_analyze.get_column_stats(api.Relation.create(schema=args.schema, identifier=args.table), args.column).items() -%}
+          {%- do stats.update({name: value | string}) -%}
+        {%- endfor -%}
+        {{ log('COLUMN_STATS:' ~ tojson(stats), info=True) }}
       {%- elif kind == 'pause' -%}
         {#- The text, then a line longer than a pipe holds (64 KiB): a test that reads the output
             and stops reading at the text holds this process, blocked on that line, until it reads

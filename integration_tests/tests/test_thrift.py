@@ -226,6 +226,34 @@ def test_a_connection_reads_what_other_connections_wrote_since_it_last_read(thri
     assert_consistent(printed_statistics(output)[0], 370)
 
 
+def test_reads_of_statistics_written_by_another_connection_refresh_them_first(thrift_port):
+    """A connection that read the statistics tables, then waited while another one analyzed the
+    table, reads them as they were through plain SQL (Spark keeps its file lists); the read macros
+    and refresh_statistics (a model's pre-hook) read them anew."""
+    table = "analytics.read_later"
+    setup = ["create database if not exists analytics", f"create table {table} (v bigint, p int) using parquet partitioned by (p)",
+             f"insert into {table} select id, cast(id % 3 as int) from range(300)"]
+    code, output = steps(thrift_port, {"sql": setup}, {"analyze_table": {"relation": table, "columns": "all"}})
+    assert code == 0, output[-3000:]
+
+    def another_process_analyzes_partition_2():
+        code, output = steps(thrift_port, {"sql": f"insert into {table} partition (p = 2) select 1000 from range(50)"},
+                             {"analyze_table": {"relation": table, "partition": {"p": 2}, "columns": "all"}})
+        assert code == 0, output[-3000:]
+
+    current = {"current": {"schema": "analytics", "table": "read_later"}}
+    code, output = steps(thrift_port, current, {"pause": "waiting for the other process"},
+                         current, {"column_stats": {"schema": "analytics", "table": "read_later", "column": "v"}},
+                         {"refresh_statistics": {}}, current,
+                         pause_on="waiting for the other process", while_paused=another_process_analyzes_partition_2)
+    assert code == 0, output[-3000:]
+    before, stale, refreshed = [{t["partition_spec"]: t["row_count"] for t in printed["table_statistics"]} for printed in printed_statistics(output)]
+    assert before[""] == stale[""] == "300"
+    column = json.loads(output.split("COLUMN_STATS:", 1)[1].splitlines()[0])
+    assert column["max_value"] == "1000"
+    assert refreshed[""] == "350" and refreshed["p=2"] == "150"
+
+
 def test_the_project_over_thrift(thrift_port):
     """The integration project's SQL paths over the Thrift server: post-hooks on every table model
     (the Python model says clearly that it needs a session), the package's statistics models,

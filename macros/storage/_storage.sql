@@ -110,7 +110,7 @@
   {%- else -%}
     {%- do dbt_analyze._create_missing_storage(compacting) -%}
   {%- endif -%}
-  {%- do dbt_analyze._refresh_storage(dbt_analyze._history_tables() + dbt_analyze._plain_tables()) -%}
+  {%- do dbt_analyze._refresh_storage() -%}
   {{ return('') }}
 {% endmacro %}
 
@@ -118,12 +118,15 @@
     the file lists of the tables it has read: another connection's writes (a run in another dbt
     process or thread, a compaction) do not refresh them. Read through them, the statistics tables
     would miss those runs' rows (a merge would take a partition's older state), or name files a
-    compaction removed. So on such a connection the tables are refreshed before a run reads them
-    (_ensure_storage) and before a merge again after concurrent runs. dbt-spark's in-process
-    session is one Spark session for all dbt threads, which its own writes keep current. -#}
-{% macro _refresh_storage(names) %}
+    compaction removed. So on such a connection the tables (`names`, else all) are refreshed before
+    an operation reads them (_ensure_storage), before a merge again after concurrent runs, and by
+    the read macros. dbt-spark's in-process session is one Spark session for all dbt threads,
+    which its own writes keep current. -#}
+{% macro _refresh_storage(names=none) %}
   {%- if not (adapter.dbt_analyze_is_session is defined and adapter.dbt_analyze_is_session()) -%}
-    {%- for name in names -%}{%- do run_query('refresh table ' ~ dbt_analyze._storage_relation(name)) -%}{%- endfor -%}
+    {%- for name in names or dbt_analyze._history_tables() + dbt_analyze._plain_tables() -%}
+      {%- do run_query('refresh table ' ~ dbt_analyze._storage_relation(name)) -%}
+    {%- endfor -%}
   {%- endif -%}
 {% endmacro %}
 
