@@ -148,7 +148,11 @@ def dbt_process(home: Path, env: dict, *args: str, kill_on: str | None = None, k
             os.killpg(process.pid, signal.SIGKILL)
             break
         if pause_on and pause_on in line:
-            while_paused()
+            try:
+                while_paused()
+            except BaseException:
+                os.killpg(process.pid, signal.SIGKILL)  # else it waits on its output for good
+                raise
             pause_on = None
     process.wait(timeout=600)
     return process.returncode, "".join(output)

@@ -199,30 +199,40 @@ def test_concurrent_runs_lose_nothing(thrift_port):
     assert_consistent(current_of(thrift_port, "shared"), 4150)
 
 
+PAUSED = "waiting for the other process"
+
+
+def analyzed_in_three_partitions(port, table: str):
+    """`table` (300 rows, partitions p = 0, 1, 2) analyzed, and what another dbt process does while
+    one is paused (steps' pause_on): adds 50 rows of value 1000 to partition 2 and analyzes it."""
+    setup = ["create database if not exists analytics", f"create table {table} (v bigint, p int) using parquet partitioned by (p)",
+             f"insert into {table} select id, cast(id % 3 as int) from range(300)"]
+    code, output = steps(port, {"sql": setup}, {"analyze_table": {"relation": table, "columns": "all"}})
+    assert code == 0, output[-3000:]
+
+    def another_process_analyzes_partition_2():
+        code, output = steps(port, {"sql": f"insert into {table} partition (p = 2) select 1000 from range(50)"},
+                             {"analyze_table": {"relation": table, "partition": {"p": 2}, "columns": "all"}})
+        assert code == 0, output[-3000:]
+
+    return another_process_analyzes_partition_2
+
+
 def test_a_connection_reads_what_other_connections_wrote_since_it_last_read(thrift_port):
     """Each Thrift connection is a Spark session of its own, which keeps the file lists of the
     tables it has read; another connection's writes do not refresh them. A dbt process that read
     the statistics tables, then waited while another one analyzed a partition, merged that
     partition's older state into the table's statistics: its next run must read them anew."""
     table = "analytics.kept_open"
-    setup = ["create database if not exists analytics", f"create table {table} (v bigint, p int) using parquet partitioned by (p)",
-             f"insert into {table} select id, cast(id % 3 as int) from range(300)"]
-    code, output = steps(thrift_port, {"sql": setup}, {"analyze_table": {"relation": table, "columns": "all"}})
-    assert code == 0, output[-3000:]
-
-    def another_process_analyzes_partition_2():
-        code, output = steps(thrift_port, {"sql": f"insert into {table} partition (p = 2) select 7 from range(50)"},
-                             {"analyze_table": {"relation": table, "partition": {"p": 2}, "columns": "all"}})
-        assert code == 0, output[-3000:]
-
+    meanwhile = analyzed_in_three_partitions(thrift_port, table)
     code, output = steps(thrift_port, {"analyze_table": {"relation": table, "partition": {"p": 1}, "columns": "all"}},  # reads them
-                         {"pause": "waiting for the other process"},
+                         {"pause": PAUSED},
                          {"sql": f"insert into {table} partition (p = 1) select 8 from range(20)"},
                          {"analyze_table": {"relation": table, "partition": {"p": 1}, "columns": "all"}},
                          {"current": {"schema": "analytics", "table": "kept_open"}},
-                         pause_on="waiting for the other process", while_paused=another_process_analyzes_partition_2)
+                         pause_on=PAUSED, while_paused=meanwhile)
     assert code == 0, output[-3000:]
-    assert output.index("kept_open unchanged since its last analysis") < output.index("waiting for the other process")
+    assert output.index("kept_open unchanged since its last analysis") < output.index(PAUSED)
     assert_consistent(printed_statistics(output)[0], 370)
 
 
@@ -231,21 +241,12 @@ def test_reads_of_statistics_written_by_another_connection_refresh_them_first(th
     table, reads them as they were through plain SQL (Spark keeps its file lists); the read macros
     and refresh_statistics (a model's pre-hook) read them anew."""
     table = "analytics.read_later"
-    setup = ["create database if not exists analytics", f"create table {table} (v bigint, p int) using parquet partitioned by (p)",
-             f"insert into {table} select id, cast(id % 3 as int) from range(300)"]
-    code, output = steps(thrift_port, {"sql": setup}, {"analyze_table": {"relation": table, "columns": "all"}})
-    assert code == 0, output[-3000:]
-
-    def another_process_analyzes_partition_2():
-        code, output = steps(thrift_port, {"sql": f"insert into {table} partition (p = 2) select 1000 from range(50)"},
-                             {"analyze_table": {"relation": table, "partition": {"p": 2}, "columns": "all"}})
-        assert code == 0, output[-3000:]
-
+    meanwhile = analyzed_in_three_partitions(thrift_port, table)
     current = {"current": {"schema": "analytics", "table": "read_later"}}
-    code, output = steps(thrift_port, current, {"pause": "waiting for the other process"},
+    code, output = steps(thrift_port, current, {"pause": PAUSED},
                          current, {"column_stats": {"schema": "analytics", "table": "read_later", "column": "v"}},
                          {"refresh_statistics": {}}, current,
-                         pause_on="waiting for the other process", while_paused=another_process_analyzes_partition_2)
+                         pause_on=PAUSED, while_paused=meanwhile)
     assert code == 0, output[-3000:]
     before, stale, refreshed = [{t["partition_spec"]: t["row_count"] for t in printed["table_statistics"]} for printed in printed_statistics(output)]
     assert before[""] == stale[""] == "300"
