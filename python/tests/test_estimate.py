@@ -316,6 +316,17 @@ def test_constant_conditions_disjunctions_and_null_in_a_list():
     assert (either.distinct_count, either.null_fraction, either.min, either.max) == (2, 0, "new", "paid")
 
 
+def test_a_projected_in_list_with_null_is_never_false():
+    # status: 100 of 1000 NULL, new 200: `status IN ('new', NULL)` is true on 200 rows, NULL on the rest
+    result = estimate("select status in ('new', null) as listed, status not in ('new', null) as unlisted, "
+                      "id in (null) as nothing, status in ('new', 'paid') as plain from shop.orders")
+    found = {name: (s.null_fraction, s.distinct_count, s.min, s.max) for name, s in result.columns.items()}
+    assert found["listed"] == (pytest.approx(0.8), 1, True, True)
+    assert found["unlisted"] == (pytest.approx(0.8), 1, False, False)
+    assert found["nothing"] == (1, 0, None, None)
+    assert found["plain"][1:] == (2, False, True)  # without NULL: true and false
+
+
 def test_group_by_all_tablesample_and_set_differences():
     assert estimate("select status, count(*) as n from shop.orders group by all").row_count == 5  # by status
     assert estimate("select status, customer, max(id) as m from shop.orders group by all").row_count == 500

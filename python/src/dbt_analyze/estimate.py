@@ -671,6 +671,10 @@ class _Estimator:
             return self.call("isnotnull", [node.this.this], scope, rows, grouped)
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
             return self.call("isnull", [node.this], scope, rows, grouped)
+        tested = node.this.unnest() if isinstance(node, exp.Not) else node
+        if (not grouped and isinstance(tested, exp.In) and not tested.args.get("query")
+                and any(isinstance(value, exp.Null) for value in tested.expressions)):
+            return self._in_with_null(tested, tested is node, scope)
         if isinstance(node, (exp.Func, exp.Binary, exp.Unary, exp.Between, exp.In)):
             # operators that are no function of Spark's (a struct's field, `struct(a)`'s a AS a) have no name
             name = FUNCTION_NAMES.get(type(node)) or (node.name if isinstance(node, exp.Anonymous)
@@ -678,6 +682,18 @@ class _Estimator:
             if name:
                 return self.call(name.lower(), _arguments(node), scope, rows, grouped)
         return ColumnStats.unknown(derived_from=_sources(node, scope))
+
+    def _in_with_null(self, node: exp.In, value: bool, scope) -> ColumnStats:
+        """``x IN (.., NULL)`` is true where x is one of the other values and NULL on every other
+        row, never false (``NOT IN``: false there): one value, on the share of the rows that the
+        filter estimate of ``x IN (the other values)`` gives."""
+        others = [v.copy() for v in node.expressions if not isinstance(v, exp.Null)]
+        found = self.predicate(scope, exp.In(this=node.this.copy(), expressions=others)) if others else (0.0, "accurate")
+        share, accuracy = found[:2] if found else (None, "low")
+        if share == 0:
+            return ColumnStats.literal(None, "boolean").replace(accuracy=accuracy, constant=False, derived_from=_sources(node, scope))
+        return ColumnStats.literal(value, "boolean").replace(null_fraction=None if share is None else 1 - share, accuracy=accuracy,
+                                                             constant=False, derived_from=_sources(node, scope))
 
     def call(self, name: str, arguments: list[exp.Expression], scope, rows, grouped, output_type=None) -> ColumnStats:
         args = [self.expression(argument, scope, rows, grouped) for argument in arguments]
