@@ -308,6 +308,12 @@
     on h.run_id = latest.run_id and h.table_schema = latest.table_schema and h.table_name = latest.table_name
 {% endmacro %}
 
+{#- Refreshes what the current view `view` reads (_current_rows_sql): its history table and the
+    runs' events (see _refresh_storage). -#}
+{% macro _refresh_current_view(view) %}
+  {%- do dbt_analyze._refresh_storage([view ~ '_history', 'analyze_run_events']) -%}
+{% endmacro %}
+
 {#- Tables holding one snapshot per succeeded run; each has a current view named without _history. -#}
 {% macro _history_tables() %}
   {{ return(['table_statistics_history', 'column_statistics_history', 'column_quantiles_history',
