@@ -138,12 +138,12 @@ def current_of(port, table: str) -> dict:
     return printed_statistics(output)[0]
 
 
-def at_once(port, *requests: dict) -> list[tuple[int, str]]:
+def at_once(port, *requests: dict, options: tuple[str, ...] = ()) -> list[tuple[int, str]]:
     """analyze_table runs started together, each in a dbt process of its own."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(len(requests)) as pool:
-        futures = [pool.submit(dbt, port, "run-operation", "analyze_table", "--args", json.dumps(r)) for r in requests]
+        futures = [pool.submit(dbt, port, "run-operation", "analyze_table", "--args", json.dumps(r), *options) for r in requests]
         return [f.result() for f in futures]
 
 
@@ -197,6 +197,25 @@ def test_concurrent_runs_lose_nothing(thrift_port):
     results = at_once(thrift_port, *[{"relation": "analytics.shared", "columns": "all", "full": True}] * 2)
     assert not failures(results), failures(results)
     assert_consistent(current_of(thrift_port, "shared"), 4150)
+
+
+def test_two_processes_creating_the_statistics_storage_at_once_both_succeed(thrift_port):
+    """Spark checks whether a table or view exists, then creates it: a process that another one
+    beats to it in between got TABLE_OR_VIEW_ALREADY_EXISTS (3 of 4 such first uses failed). A
+    race, so three fresh statistics schemas, each first used by two processes at once."""
+    code, output = steps(thrift_port, {"sql": ["create database if not exists analytics",
+                                                "create table analytics.first_a using parquet as select id from range(50)",
+                                                "create table analytics.first_b using parquet as select id from range(60)"]})
+    assert code == 0, output[-3000:]
+    for trial in range(3):
+        options = ("--vars", json.dumps({"dbt_analyze_schema": f"first_use_{trial}_stats"}))
+        results = at_once(thrift_port, {"relation": "analytics.first_a", "columns": "all"}, {"relation": "analytics.first_b", "columns": "all"},
+                          options=options)
+        assert not failures(results), failures(results)
+        current = [{"current": {"schema": "analytics", "table": table}} for table in ("first_a", "first_b")]
+        code, output = dbt(thrift_port, "run-operation", "run_steps", "--args", json.dumps({"steps": current}), *options)
+        assert code == 0, output[-3000:]
+        assert [c["table_statistics"][0]["row_count"] for c in printed_statistics(output)] == ["50", "60"]
 
 
 PAUSED = "waiting for the other process"

@@ -94,8 +94,22 @@
     {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
   {%- endfor -%}
   {%- set order = ['table_schema', 'table_name'] + (['run_id'] if 'run_id' in dbt_analyze._storage_columns(name) | map('first') | list else []) -%}
-  {%- do run_query('create table if not exists ' ~ relation ~ ' (' ~ columns | join(', ') ~ ') using parquet options ' ~ dbt_analyze._storage_options()
+  {%- do dbt_analyze._create_storage_object('create table if not exists ' ~ relation ~ ' (' ~ columns | join(', ') ~ ') using parquet options ' ~ dbt_analyze._storage_options()
                    ~ ' clustered by (table_name) sorted by (' ~ order | join(', ') ~ ') into ' ~ dbt_analyze._table_bucket_count() ~ ' buckets') -%}
+{% endmacro %}
+
+{#- Runs a `create table if not exists` or `create or replace view` of the storage. Spark checks
+    whether the object exists and then creates it: when another connection (another dbt process
+    over a Thrift server, or on a shared metastore) creates the same object in between, the
+    statement fails with TABLE_OR_VIEW_ALREADY_EXISTS though what it asks for is there. Run once
+    more, it finds the object (and replaces the view with the same definition). -#}
+{% macro _create_storage_object(sql) %}
+  {%- set error = adapter.dbt_analyze_query_error(sql) if adapter.dbt_analyze_query_error is defined else none -%}
+  {%- if error is none or 'TABLE_OR_VIEW_ALREADY_EXISTS' in error -%}
+    {%- do run_query(sql) -%}
+  {%- elif error -%}
+    {{ exceptions.raise_compiler_error('dbt_analyze: could not create the statistics storage: ' ~ error ~ ' (in: ' ~ sql[:200] ~ ' ...)') }}
+  {%- endif -%}
 {% endmacro %}
 
 {#- Create what is missing: the schema, the storage tables and the current-value views. Refuses
@@ -195,11 +209,13 @@
     {{ log('dbt_analyze: statistics tables in ' ~ schema ~ ' upgraded to storage version ' ~ version, info=True) }}
   {%- endif -%}
   {%- if created or upgrade -%}
-    {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('analyze_runs') ~ ' as ' ~ dbt_analyze._analyze_runs_sql()) -%}
-    {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('table_staleness') ~ ' as ' ~ dbt_analyze._table_staleness_sql()) -%}
-    {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation('column_statistics_estimated') ~ ' as ' ~ dbt_analyze._latest_estimates_sql()) -%}
+    {%- set views = {'analyze_runs': dbt_analyze._analyze_runs_sql(), 'table_staleness': dbt_analyze._table_staleness_sql(),
+                     'column_statistics_estimated': dbt_analyze._latest_estimates_sql()} -%}
     {%- for history in dbt_analyze._history_tables() -%}
-      {%- do run_query('create or replace view ' ~ dbt_analyze._storage_relation(history[:-8]) ~ ' as ' ~ dbt_analyze._current_rows_sql(history)) -%}
+      {%- do views.update({history[:-8]: dbt_analyze._current_rows_sql(history)}) -%}
+    {%- endfor -%}
+    {%- for name, select_sql in views.items() -%}
+      {%- do dbt_analyze._create_storage_object('create or replace view ' ~ dbt_analyze._storage_relation(name) ~ ' as ' ~ select_sql) -%}
     {%- endfor -%}
     {%- do run_query('alter table ' ~ events ~ " set tblproperties ('dbt_analyze.storage_version' = '" ~ version ~ "')") -%}
   {%- endif -%}
