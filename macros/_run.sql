@@ -64,10 +64,12 @@
 
 {#- The query of the current states of the plans' tables (none when there is nothing to read). -#}
 {% macro _current_states_read_sql(plans, run) %}
-  {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it). -#}
+  {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it, and
+      refreshed it: _refresh_storage; a dry run refreshes what it reads here). -#}
   {%- if not plans or (run.dry_run and 'partition_states' not in dbt_analyze._existing_tables(dbt_analyze._stats_schema())) -%}
     {{ return(none) }}
   {%- endif -%}
+  {%- if run.dry_run -%}{%- do dbt_analyze._refresh_storage(['partition_states', 'analyze_run_events']) -%}{%- endif -%}
   {{ return('select table_schema, table_name, partition_spec, column_name, data_type, file_count, size_bytes, files_modified_at, sketches, cast(collected_at as string), run_id from ('
             ~ dbt_analyze._current_states_sql(plans[0], run.run_id, as_stored=true, tables=plans | map(attribute='table') | list) ~ ')') }}
 {% endmacro %}

@@ -255,6 +255,18 @@ def test_a_connection_reads_what_other_connections_wrote_since_it_last_read(thri
     assert_consistent(printed_statistics(output)[0], 370)
 
 
+def test_a_dry_run_plans_from_what_other_connections_wrote_since_it_last_read(thrift_port):
+    """A dry run creates no storage, so it refreshes the tables it reads itself: here it finds
+    partition 2, changed and analyzed by another process meanwhile, fresh (stale file lists of the
+    statistics tables would plan to scan it again)."""
+    table = "analytics.dry_later"
+    meanwhile = analyzed_in_three_partitions(thrift_port, table)
+    dry_run = {"analyze_table": {"relation": table, "partition": {"p": 2}, "columns": "all", "dry_run": True}}
+    code, output = steps(thrift_port, dry_run, {"pause": PAUSED}, dry_run, pause_on=PAUSED, while_paused=meanwhile)
+    assert code == 0, output[-3000:]
+    assert output.count(f"dry run for {table}: scan 0 partition(s), skip 1") == 2, output[-3000:]
+
+
 def test_reads_of_statistics_written_by_another_connection_refresh_them_first(thrift_port):
     """A connection that read the statistics tables, then waited while another one analyzed the
     table, reads them as they were through plain SQL (Spark keeps its file lists); the read macros
