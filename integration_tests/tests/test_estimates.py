@@ -46,6 +46,10 @@ def test_estimates_against_the_built_models(dbt, spark):
     summary = {column: row for (table, column), row in estimated.items() if table == "purchases_enriched_summary"}
     assert summary["customer_md5"]["max_len"] == 32, "estimated from purchases_enriched's estimates"
     assert estimated[("purchases_by_status", "status")]["row_count"] == 4
+    # columns without an alias, named as Spark names them (sqlglot would say coalesce, length)
+    filtered = {column: row for (table, column), row in estimated.items() if table == "purchases_filtered"}
+    assert {"nvl(quantity, 0)", "year(purchased_on)", "char_length(customer)"} <= set(filtered)
+    assert filtered["nvl(quantity, 0)"]["null_count"] == 0 and filtered["year(purchased_on)"]["max_value"] == "2024"
 
     # the same models built and analyzed for real
     built = dbt("run", "--select", *MODELS)
@@ -55,6 +59,7 @@ def test_estimates_against_the_built_models(dbt, spark):
         assert analyze(dbt, relation=f"analytics.{model}", columns="all").success
         actual_rows = table_stats(spark, f"analytics.{model}")[""]["row_count"]
         actual = column_stats(spark, f"analytics.{model}")
+        assert {column for table, column in estimated if table == model} == set(actual), model
         for (table, column), estimate in estimated.items():
             if table != model or estimate["accuracy"] == "unknown":
                 continue

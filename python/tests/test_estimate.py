@@ -386,3 +386,20 @@ def test_models_are_estimated_upstream_first():
     assert [row["table_name"] for row in rows] == ["middle", "top"]
     assert rows[1]["distinct_count"] == 4 and rows[1]["derived_from"] == "shop.orders.status"
     assert "shop.later: not compiled; run `dbt compile --select later` first" in messages
+
+
+def test_a_model_s_columns_take_the_names_spark_gives_them_and_models_below_find_them():
+    """nvl reads as coalesce in sqlglot; Spark names the column nvl(status, 'none'), and so does
+    the model below that selects it."""
+    models = [
+        {"unique_id": "model.p.named", "schema": "shop", "name": "named", "depends_on": [],
+         "sql": "select id, nvl(status, 'none') from shop.orders", "columns": ["id", "nvl(status, none)"]},
+        {"unique_id": "model.p.below", "schema": "shop", "name": "below", "depends_on": ["model.p.named"],
+         "sql": "select `nvl(status, none)` as status from shop.named"},
+        {"unique_id": "model.p.unresolved", "schema": "shop", "name": "unresolved", "depends_on": [],
+         "sql": "select nvl(status, 'none') from shop.orders", "columns": None},
+    ]
+    rows, _ = estimate_models(models, [ORDERS], FunctionRules.load())
+    found = {(row["table_name"], row["column_name"]): row for row in rows}
+    assert set(found) == {("named", "id"), ("named", "nvl(status, none)"), ("below", "status"), ("unresolved", "coalesce(status, none)")}
+    assert found[("below", "status")]["null_count"] == 0 and found[("below", "status")]["derived_from"] == "shop.orders.status"

@@ -80,12 +80,23 @@ def dbt_analyze_estimate_statistics(adapter: Any, payload_json: str) -> str:
     models = []
     for model in payload["models"]:
         path = compiled_root / model["package_name"] / model["original_file_path"]
-        models.append({**model, "sql": path.read_text(encoding="utf-8") if path.is_file() else None})
+        sql = path.read_text(encoding="utf-8") if path.is_file() else None
+        models.append({**model, "sql": sql, "columns": _described_columns(adapter, sql) if sql else None})
     extra = [Path(adapter.config.project_root) / payload["rules_file"]] if payload.get("rules_file") else []
     extra += [payload["rules"]] if payload.get("rules") else []
     rules = FunctionRules.load(extra, payload.get("accuracy") or "medium")
     rows, messages = estimate_models(models, payload.get("statistics", []), rules)
     return json.dumps({"rows": rows, "messages": messages})
+
+
+def _described_columns(adapter: Any, sql: str) -> list[str] | None:
+    """The names of a query's columns as Spark gives them (DESCRIBE QUERY analyzes it, runs
+    nothing), or None when Spark cannot resolve it (an input not built yet)."""
+    try:
+        _, table = adapter.execute(f"describe query {sql.strip().rstrip(';')}", fetch=True)
+    except Exception:  # noqa: BLE001 - the estimator then names the columns itself
+        return None
+    return [row[0] for row in table]
 
 
 def _statement_error(error: Exception, sql: str) -> Exception:

@@ -153,6 +153,27 @@ def spark_column_name(node: exp.Expression) -> Optional[str]:
     return None
 
 
+def named_as_spark(relation: RelationStats, names: Optional[list[str]]) -> RelationStats:
+    """The relation's columns under the names Spark gives the query's columns (``DESCRIBE QUERY``),
+    matched by position: spark_column_name knows how Spark names a few shapes of unaliased
+    expression, Spark all (``nvl(a, b)``, ``year(d)``, ``(a IN (1, 2))``, default arguments).
+    Unchanged when the lists cannot be the same columns: other counts, or a name on both sides in
+    another place.
+
+    >>> stats = RelationStats(10, {"id": ColumnStats.unknown("int"), "coalesce(a, 0)": ColumnStats.unknown("int")})
+    >>> list(named_as_spark(stats, ["id", "nvl(a, 0)"]).columns)
+    ['id', 'nvl(a, 0)']
+    >>> list(named_as_spark(stats, ["nvl(a, 0)", "id"]).columns)
+    ['id', 'coalesce(a, 0)']
+    """
+    ours, theirs = list(relation.columns), [name.lower() for name in names or []]
+    if len(theirs) != len(ours) or len(set(theirs)) != len(theirs):
+        return relation
+    if any(our != their and (their in ours or our in theirs) for our, their in zip(ours, theirs)):
+        return relation
+    return dataclasses.replace(relation, columns=dict(zip(theirs, relation.columns.values())))
+
+
 def _range_relation(call: exp.Anonymous) -> RelationStats:
     """range(end), range(start, end[, step]): a bigint column `id` of distinct values."""
     try:
@@ -995,8 +1016,8 @@ def estimate_rows(relation: RelationStats, table_schema: str, table_name: str) -
 def estimate_models(models: list[dict], statistics: list[dict], rules: FunctionRules) -> tuple[list[dict], list[str]]:
     """Estimates for dbt models, upstream first, each estimate an input of the models below it.
 
-    ``models``: unique_id, schema, name, sql (compiled; None when not compiled) and depends_on
-    (unique ids); ``statistics``: the analyzed inputs (schema, name, row_count, columns,
+    ``models``: unique_id, schema, name, sql (compiled; None when not compiled), depends_on
+    (unique ids) and columns (the names Spark gives the SQL's columns, if it told: named_as_spark); ``statistics``: the analyzed inputs (schema, name, row_count, columns,
     histograms, top_values). Returns the rows for ``column_statistics_estimated`` and one message
     per model.
     """
@@ -1018,7 +1039,7 @@ def estimate_models(models: list[dict], statistics: list[dict], rules: FunctionR
             messages.append(f"{label}: not compiled; run `dbt compile --select {model['name']}` first")
             return
         try:
-            relation = estimate_query(model["sql"], inputs, rules)
+            relation = named_as_spark(estimate_query(model["sql"], inputs, rules), model.get("columns"))
         except EstimateError as error:
             messages.append(f"{label}: {error}")
             return
