@@ -389,17 +389,17 @@ def test_models_are_estimated_upstream_first():
 
 
 def test_a_model_s_columns_take_the_names_spark_gives_them_and_models_below_find_them():
-    """nvl reads as coalesce in sqlglot; Spark names the column nvl(status, 'none'), and so does
-    the model below that selects it."""
+    """sqlglot reads substring as substr and keeps no trace of the name it was called by; Spark
+    names the column substring(status, 1, 2), and so does the model below that selects it."""
     models = [
         {"unique_id": "model.p.named", "schema": "shop", "name": "named", "depends_on": [],
-         "sql": "select id, nvl(status, 'none') from shop.orders", "columns": ["id", "nvl(status, none)"]},
+         "sql": "select id, substring(status, 1, 2) from shop.orders", "columns": ["id", "substring(status, 1, 2)"]},
         {"unique_id": "model.p.below", "schema": "shop", "name": "below", "depends_on": ["model.p.named"],
-         "sql": "select `nvl(status, none)` as status from shop.named"},
+         "sql": "select `substring(status, 1, 2)` as prefix from shop.named"},
         {"unique_id": "model.p.unresolved", "schema": "shop", "name": "unresolved", "depends_on": [],
-         "sql": "select nvl(status, 'none') from shop.orders", "columns": None},
+         "sql": "select substring(status, 1, 2) from shop.orders", "columns": None},
     ]
     rows, _ = estimate_models(models, [ORDERS], FunctionRules.load())
     found = {(row["table_name"], row["column_name"]): row for row in rows}
-    assert set(found) == {("named", "id"), ("named", "nvl(status, none)"), ("below", "status"), ("unresolved", "coalesce(status, none)")}
-    assert found[("below", "status")]["null_count"] == 0 and found[("below", "status")]["derived_from"] == "shop.orders.status"
+    assert set(found) == {("named", "id"), ("named", "substring(status, 1, 2)"), ("below", "prefix"), ("unresolved", "substr(status, 1, 2)")}
+    assert found[("below", "prefix")]["null_count"] == 100 and found[("below", "prefix")]["derived_from"] == "shop.orders.status"

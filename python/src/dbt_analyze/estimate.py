@@ -98,7 +98,7 @@ def estimate_query(sql: str, inputs: dict[tuple[str, str], RelationStats], rules
     for (database, table), relation in inputs.items():
         schema.setdefault(database, {})[table] = {column: stats.data_type or "string"
                                                  for column, stats in relation.columns.items()}
-    _name_as_spark_does(tree)
+    _name_as_spark_does(tree, sql)
     try:
         tree = qualify(tree, schema=schema, dialect="spark", validate_qualify_columns=False,
                        quote_identifiers=False, identify=False)
@@ -112,22 +112,51 @@ SPARK_OPERATORS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.M
                    exp.EQ: "=", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=", exp.And: "AND", exp.Or: "OR"}
 
 
-def spark_column_name(node: exp.Expression) -> Optional[str]:
+# Functions whose name Spark writes in capitals when called by it (not by an alias: pow, sign, ceiling).
+SPARK_CAPITALIZED = {"acos", "asin", "atan", "atan2", "cbrt", "ceil", "cos", "cosh", "cot", "degrees", "exp", "expm1", "floor",
+                     "hypot", "log10", "log1p", "log2", "power", "radians", "signum", "sin", "sinh", "sqrt", "tan", "tanh"}
+# Arguments Spark adds to a call's name where the call leaves them out: by function, its
+# argument count and what to append.
+SPARK_DEFAULT_ARGUMENTS = {("round", 1): ["0"], ("bround", 1): ["0"], ("regexp_replace", 3): ["1"], ("split", 2): ["-1"],
+                           ("months_between", 2): ["true"]}
+
+
+def spark_column_name(node: exp.Expression, sql: Optional[str] = None) -> Optional[str]:
     """The name Spark gives a selected expression without an alias (its pretty SQL), or None where
-    it is not known here (sqlglot then names it _col_N).
+    it is not known here (sqlglot then names it _col_N). With the ``sql`` the node was parsed
+    from, a function keeps the name it was called by (sqlglot reads nvl as coalesce).
 
     >>> [spark_column_name(sqlglot.parse_one(sql, read="spark")) for sql in
     ...  ("cast(id as int)", "count(*)", "upper(name)", "id * 2 + 1", "coalesce(name, 'z')", "name || 'x'")]
     ['id', 'count(1)', 'upper(name)', '((id * 2) + 1)', 'coalesce(name, z)', 'concat(name, x)']
+    >>> [spark_column_name(sqlglot.parse_one(sql, read="spark"), sql) for sql in
+    ...  ("nvl(a, 0)", "a in (1, 2)", "a is not null", "a <> 1", "round(f)", "floor(f)", "count(distinct a)")]
+    ['nvl(a, 0)', '(a IN (1, 2))', '(a IS NOT NULL)', '(NOT (a = 1))', 'round(f, 0)', 'FLOOR(f)', 'count(DISTINCT a)']
     """
+    def name(child: Optional[exp.Expression]) -> Optional[str]:
+        return spark_column_name(child, sql) if child is not None else None
+
+    def joined(children: list) -> Optional[str]:
+        names = [name(child) for child in children]
+        return None if None in names or not names else ", ".join(names)
+
+    written = _written_name(node, sql)
     if isinstance(node, exp.Paren):
-        return spark_column_name(node.this)
+        return name(node.this)
     if isinstance(node, (exp.Column, exp.Dot)):  # a struct's field is named by the field
         return node.name
-    if isinstance(node, (exp.Cast, exp.TryCast)):  # a cast column keeps the column's name
-        return node.this.name if isinstance(node.this, exp.Column) else None
-    if isinstance(node, exp.Literal):
-        return node.this
+    if isinstance(node, exp.TsOrDsToDate) and not written:  # sqlglot's, around a date function's argument
+        return name(node.this)
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        if written and written.lower() not in _CAST_FUNCTIONS:  # to_timestamp(c)
+            inner = name(node.this)
+            return f"{written.lower()}({inner})" if inner is not None else None
+        return node.this.name if isinstance(node.this, exp.Column) else None  # a cast column keeps the column's name
+    if isinstance(node, (exp.Literal, exp.Var)):  # a string as its text, a unit (date_trunc's) as written
+        return node.this if isinstance(node, exp.Literal) else node.name
+    if isinstance(node, exp.Anonymous) and node.name.lower() in ("isnull", "isnotnull") and len(node.expressions) == 1:
+        inner = name(node.expressions[0])
+        return f"({inner} IS {'NOT ' if node.name.lower() == 'isnotnull' else ''}NULL)" if inner is not None else None
     if isinstance(node, exp.Boolean):
         return "true" if node.this else "false"
     if isinstance(node, exp.Null):
@@ -135,22 +164,72 @@ def spark_column_name(node: exp.Expression) -> Optional[str]:
     if isinstance(node, exp.Count) and isinstance(node.this, exp.Star):
         return "count(1)"
     if isinstance(node, exp.Neg):
-        inner = spark_column_name(node.this)
+        inner = name(node.this)
         return f"(- {inner})" if inner is not None else None
+    if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
+        inner = name(node.this.this)
+        return f"({inner} IS NOT NULL)" if inner is not None and isinstance(node.this.expression, exp.Null) else None
+    if isinstance(node, exp.Is):
+        inner = name(node.this)
+        return f"({inner} IS NULL)" if inner is not None and isinstance(node.expression, exp.Null) else None
+    if isinstance(node, exp.Not):
+        inner = name(node.this)
+        return f"(NOT {inner})" if inner is not None else None
+    if isinstance(node, exp.NEQ):
+        left, right = name(node.this), name(node.expression)
+        return f"(NOT ({left} = {right}))" if left is not None and right is not None else None
+    if isinstance(node, exp.In) and not node.args.get("query"):
+        inner, values = name(node.this), joined(node.expressions)
+        return f"({inner} IN ({values}))" if inner is not None and values is not None else None
+    if isinstance(node, exp.Like) and not node.args.get("escape"):
+        left, right = name(node.this), name(node.expression)
+        return f"{left} LIKE {right}" if left is not None and right is not None else None
+    if isinstance(node, exp.Between):
+        arguments = joined([node.this, node.args.get("low"), node.args.get("high")])
+        return f"between({arguments})" if arguments is not None else None
+    if isinstance(node, exp.If):
+        arguments = joined([node.this, node.args.get("true"), node.args.get("false")])
+        return f"(IF({arguments}))" if arguments is not None and node.args.get("false") is not None else None
+    if isinstance(node, exp.Case) and node.this is None:
+        parts = [f"WHEN {name(branch.this)} THEN {name(branch.args.get('true'))}" for branch in node.args.get("ifs") or []]
+        default = node.args.get("default")
+        parts += [f"ELSE {name(default)}"] if default is not None else []
+        return None if not parts or any("None" in part for part in parts) else f"CASE {' '.join(parts)} END"
     if type(node) in SPARK_OPERATORS or isinstance(node, exp.DPipe):
-        left, right = spark_column_name(node.this), spark_column_name(node.expression)
+        left, right = name(node.this), name(node.expression)
         if left is None or right is None:
             return None
+        if written and isinstance(node, exp.Mod):  # mod(a, b), not a % b
+            return f"{written.lower()}({left}, {right})"
         return f"concat({left}, {right})" if isinstance(node, exp.DPipe) else f"({left} {SPARK_OPERATORS[type(node)]} {right})"
+    if isinstance(node, exp.Count) and isinstance(node.this, exp.Distinct):
+        arguments = joined(node.this.expressions)
+        return f"count(DISTINCT {arguments})" if arguments is not None else None
     # generators (explode, inline, json_tuple) name their own columns
     if (isinstance(node, exp.Func) and not isinstance(node, (exp.Case, exp.If, exp.Window, exp.UDTF))
             and node.find(exp.Window) is None and node.name.lower() != "json_tuple"):
-        name = node.name if isinstance(node, exp.Anonymous) else FUNCTION_NAMES.get(type(node)) or node.sql_name()
-        arguments = [spark_column_name(argument) for argument in _arguments(node)]
-        if not name or None in arguments or (isinstance(node, exp.AggFunc) and node.find(exp.Distinct)):
+        function = (written or (node.name if isinstance(node, exp.Anonymous) else FUNCTION_NAMES.get(type(node)) or node.sql_name())).lower()
+        arguments = [name(argument) for argument in _arguments(node)]
+        if function in ("log10", "log2", "initcap"):  # sqlglot adds the base (log) or the delimiter (initcap)
+            arguments = arguments[-1:] if function != "initcap" else arguments[:1]
+        if not function or None in arguments or (isinstance(node, exp.AggFunc) and node.find(exp.Distinct)):
             return None
-        return f"{name.lower()}({', '.join(arguments)})"
+        arguments += SPARK_DEFAULT_ARGUMENTS.get((function, len(arguments)), [])
+        return f"{function.upper() if function in SPARK_CAPITALIZED else function}({', '.join(arguments)})"
     return None
+
+
+# Casts called as functions (string(a)): named by their column, as a CAST is.
+_CAST_FUNCTIONS = {"string", "int", "bigint", "smallint", "tinyint", "double", "float", "boolean", "date", "timestamp", "binary", "decimal"}
+
+
+def _written_name(node: exp.Expression, sql: Optional[str]) -> Optional[str]:
+    """The name a function was called by in ``sql``, where sqlglot kept where it read it."""
+    start, end = node.meta.get("start"), node.meta.get("end")
+    if sql is None or start is None or end is None:
+        return None
+    text = sql[start:end + 1]
+    return text if text.replace("_", "a").isalnum() and not text[0].isdigit() else None
 
 
 def named_as_spark(relation: RelationStats, names: Optional[list[str]]) -> RelationStats:
@@ -188,7 +267,7 @@ def _range_relation(call: exp.Anonymous) -> RelationStats:
                                                   max(start, last) if rows else None, 8, 8)})
 
 
-def _name_as_spark_does(tree: exp.Expression) -> None:
+def _name_as_spark_does(tree: exp.Expression, sql: str) -> None:
     """Alias each selected expression without a name as Spark names it, so that its estimate is
     the statistics of the column the model has; so too the columns of VALUES (col1, col2, ...) and
     of range() (id)."""
@@ -207,7 +286,7 @@ def _name_as_spark_does(tree: exp.Expression) -> None:
         for projection in select.expressions:
             if isinstance(projection, (exp.Alias, exp.Column, exp.Star)) or (projection.find(exp.Star) and not isinstance(projection, exp.Count)):
                 continue
-            name = spark_column_name(projection)
+            name = spark_column_name(projection, sql)
             if name:
                 projection.replace(exp.alias_(projection.copy(), name, quoted=True))
 
