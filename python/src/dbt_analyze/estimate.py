@@ -190,11 +190,12 @@ def spark_column_name(node: exp.Expression, sql: Optional[str] = None) -> Option
     if isinstance(node, exp.If):
         arguments = joined([node.this, node.args.get("true"), node.args.get("false")])
         return f"(IF({arguments}))" if arguments is not None and node.args.get("false") is not None else None
-    if isinstance(node, exp.Case) and node.this is None:
-        parts = [f"WHEN {name(branch.this)} THEN {name(branch.args.get('true'))}" for branch in node.args.get("ifs") or []]
-        default = node.args.get("default")
-        parts += [f"ELSE {name(default)}"] if default is not None else []
-        return None if not parts or any("None" in part for part in parts) else f"CASE {' '.join(parts)} END"
+    if isinstance(node, exp.Case) and node.this is None and node.args.get("ifs"):
+        branches = [(name(branch.this), name(branch.args.get("true"))) for branch in node.args["ifs"]]
+        default = name(node.args["default"]) if node.args.get("default") is not None else None
+        if (default is None and node.args.get("default") is not None) or any(None in branch for branch in branches):
+            return None
+        return f"CASE {' '.join(f'WHEN {when} THEN {then}' for when, then in branches)}{'' if default is None else f' ELSE {default}'} END"
     if type(node) in SPARK_OPERATORS or isinstance(node, exp.DPipe):
         left, right = name(node.this), name(node.expression)
         if left is None or right is None:
