@@ -178,6 +178,13 @@ def test_a_python_model_that_sets_nothing_runs_and_is_parquet(spark, built):
     assert provider == "parquet"
 
 
+def test_a_python_model_that_returns_pandas_runs(spark, built):
+    """dbt's documented shape of a Python model: a ref read into pandas, a pandas result."""
+    found = rows(spark, "select status, orders, amount from analytics.pandas_frame order by status")
+    expected = rows(spark, "select status, count(*) as orders, cast(sum(amount) as double) as amount from analytics.orders group by status order by status")
+    assert found == expected and len(found) == 3
+
+
 def test_hybrid_histograms_list_common_values_apart(spark, dbt, built):
     """The package's Python model: 5 values hold 40% of the rows, the rest is spread over 9,000."""
     assert not spark.catalog.tableExists("analytics_stats.column_histograms_hybrid"), "disabled unless asked for"
