@@ -212,10 +212,10 @@ def test_two_processes_creating_the_statistics_storage_at_once_both_succeed(thri
         results = at_once(thrift_port, {"relation": "analytics.first_a", "columns": "all"}, {"relation": "analytics.first_b", "columns": "all"},
                           options=options)
         assert not failures(results), failures(results)
-        current = [{"current": {"schema": "analytics", "table": table}} for table in ("first_a", "first_b")]
-        code, output = dbt(thrift_port, "run-operation", "run_steps", "--args", json.dumps({"steps": current}), *options)
-        assert code == 0, output[-3000:]
-        assert [c["table_statistics"][0]["row_count"] for c in printed_statistics(output)] == ["50", "60"]
+    current = [{"current": {"schema": "analytics", "table": table}} for table in ("first_a", "first_b")]
+    code, output = dbt(thrift_port, "run-operation", "run_steps", "--args", json.dumps({"steps": current}), *options)
+    assert code == 0, output[-3000:]
+    assert [c["table_statistics"][0]["row_count"] for c in printed_statistics(output)] == ["50", "60"]
 
 
 PAUSED = "waiting for the other process"
