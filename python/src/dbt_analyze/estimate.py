@@ -235,8 +235,8 @@ def _written_name(node: exp.Expression, sql: Optional[str]) -> Optional[str]:
 
 def named_as_spark(relation: RelationStats, names: Optional[list[str]]) -> RelationStats:
     """The relation's columns under the names Spark gives the query's columns (``DESCRIBE QUERY``),
-    matched by position: spark_column_name knows how Spark names a few shapes of unaliased
-    expression, Spark all (``nvl(a, b)``, ``year(d)``, ``(a IN (1, 2))``, default arguments).
+    matched by position: spark_column_name names the common shapes of unaliased expression as
+    Spark does, Spark names them all (``substring(c, 1, 2)``, which sqlglot reads as substr).
     Unchanged when the lists cannot be the same columns: other counts, or a name on both sides in
     another place.
 
@@ -1097,7 +1097,8 @@ def estimate_models(models: list[dict], statistics: list[dict], rules: FunctionR
     """Estimates for dbt models, upstream first, each estimate an input of the models below it.
 
     ``models``: unique_id, schema, name, sql (compiled; None when not compiled), depends_on
-    (unique ids) and columns (the names Spark gives the SQL's columns, if it told: named_as_spark); ``statistics``: the analyzed inputs (schema, name, row_count, columns,
+    (unique ids) and columns (the names Spark gives the SQL's columns, None where it could not
+    tell: named_as_spark); ``statistics``: the analyzed inputs (schema, name, row_count, columns,
     histograms, top_values). Returns the rows for ``column_statistics_estimated`` and one message
     per model.
     """
