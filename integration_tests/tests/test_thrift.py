@@ -62,8 +62,8 @@ def dbt(port, *args):
     return dbt_process(THRIFT_HOME, {"DBT_ANALYZE_THRIFT_PORT": str(port)}, *args, "--target", "thrift")
 
 
-def steps(port, *steps: dict, **pause) -> tuple[int, str]:
-    return dbt_steps(THRIFT_HOME, {"DBT_ANALYZE_THRIFT_PORT": str(port)}, *steps, options=("--target", "thrift"), **pause)
+def steps(port, *steps: dict, options: tuple[str, ...] = (), **pause) -> tuple[int, str]:
+    return dbt_steps(THRIFT_HOME, {"DBT_ANALYZE_THRIFT_PORT": str(port)}, *steps, options=("--target", "thrift", *options), **pause)
 
 
 def test_analyze_over_thrift(thrift_port):
@@ -212,8 +212,8 @@ def test_two_processes_creating_the_statistics_storage_at_once_both_succeed(thri
         results = at_once(thrift_port, {"relation": "analytics.first_a", "columns": "all"}, {"relation": "analytics.first_b", "columns": "all"},
                           options=options)
         assert not failures(results), failures(results)
-    current = [{"current": {"schema": "analytics", "table": table}} for table in ("first_a", "first_b")]
-    code, output = dbt(thrift_port, "run-operation", "run_steps", "--args", json.dumps({"steps": current}), *options)
+    code, output = steps(thrift_port, *[{"current": {"schema": "analytics", "table": table}} for table in ("first_a", "first_b")],
+                         options=options)
     assert code == 0, output[-3000:]
     assert [c["table_statistics"][0]["row_count"] for c in printed_statistics(output)] == ["50", "60"]
 

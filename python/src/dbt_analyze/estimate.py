@@ -189,7 +189,7 @@ def spark_column_name(node: exp.Expression, sql: Optional[str] = None) -> Option
         return f"between({arguments})" if arguments is not None else None
     if isinstance(node, exp.If):
         arguments = joined([node.this, node.args.get("true"), node.args.get("false")])
-        return f"(IF({arguments}))" if arguments is not None and node.args.get("false") is not None else None
+        return f"(IF({arguments}))" if arguments is not None else None
     if isinstance(node, exp.Case) and node.this is None and node.args.get("ifs"):
         branches = [(name(branch.this), name(branch.args.get("true"))) for branch in node.args["ifs"]]
         default = name(node.args["default"]) if node.args.get("default") is not None else None
