@@ -290,9 +290,11 @@
   {%- set table = plan.table -%}
   {%- set st = namespace(run_id=run.run_id, mark=merge_mark, done=false) -%}
   {%- for attempt in range(5) if not st.done -%}
+    {#- The mark joins as a row, not a literal: see _this_run_sql. -#}
     {%- set others = run_query("select concat_ws(', ', collect_list(run_id)) from " ~ dbt_analyze._storage_relation('analyze_run_events')
+                               ~ ' cross join (values (cast(' ~ dbt_analyze._quote_literal(st.mark) ~ ' as timestamp))) as merge_mark(at)'
                                ~ " where event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table) ~ ' and run_id <> ' ~ dbt_analyze._quote_literal(st.run_id)
-                               ~ ' and event_at >= cast(' ~ dbt_analyze._quote_literal(st.mark) ~ ' as timestamp)')[0][0] -%}
+                               ~ ' and event_at >= merge_mark.at')[0][0] -%}
     {%- if not others -%}
       {%- set st.done = true -%}
     {%- else -%}

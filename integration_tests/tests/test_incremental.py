@@ -404,3 +404,25 @@ def test_files_another_application_wrote_are_scanned_not_a_file_list_spark_kept(
     assert rows(spark, count) == [{"n": 100 + added}]
     again = analyze(dbt, relation=table, columns="all")
     assert again.success and "unchanged since its last analysis" in again.log
+
+
+def test_a_warm_run_compiles_no_code(spark, dbt):
+    """Spark keeps the classes it compiled for a query's generated code and reuses them for the
+    same code, but writes bigint and timestamp literals into that code: a run's time, sizes and
+    counts as literals would make every run compile its statements anew. Once a run of the same
+    shape has run (the same partitions, the same number of runs behind the current states), the
+    next one compiles nothing."""
+    table = "analytics.warm_runs"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"create table {table} (id bigint, name string, at timestamp, day int) using parquet partitioned by (day)")
+    spark.sql(f"insert into {table} select id, concat('n', id % 7), timestamp_seconds(id), cast(id % 3 as int) from range(300)")
+    compilations = spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+    counts = []
+    for _ in range(4):  # a full run, then runs after partition day=1 is rewritten
+        before = compilations.getCount()
+        result = analyze(dbt, relation=table, columns="all")
+        assert result.success, result.error
+        counts.append(compilations.getCount() - before)
+        spark.sql(f"insert overwrite {table} partition (day = 1) select id, 'x', timestamp_seconds(id) from range({100 + len(counts)})")
+    assert "1 of 3 partition(s)" in result.log
+    assert counts[-1] == 0, counts

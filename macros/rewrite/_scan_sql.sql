@@ -63,12 +63,13 @@
     {%- do structs.append('named_struct(' ~ parts | join(', ') ~ ')') -%}
   {%- endfor -%}
 
+  {#- The listing as rows, with the time of the scan: a column, not a literal (see _this_run_sql). -#}
   {%- set listed = [] -%}
   {%- for spec in specs -%}
     {%- set files = plan.listing.get(spec, {'file_count': 0, 'size_bytes': 0, 'modified_at': none}) -%}
     {%- set exact_rows = (plan.exact_rows or {}).get(spec) if spec in (plan.sample or {}) else none -%}
     {%- do listed.append('(' ~ dbt_analyze._quote_literal(spec) ~ ', ' ~ files.file_count ~ ', ' ~ files.size_bytes
-                         ~ ', ' ~ dbt_analyze._quote_literal(files.modified_at) ~ ', cast(' ~ (exact_rows if exact_rows is not none else 'null') ~ ' as bigint))') -%}
+                         ~ ', ' ~ dbt_analyze._quote_literal(files.modified_at) ~ ', cast(' ~ (exact_rows if exact_rows is not none else 'null') ~ ' as bigint), current_timestamp())') -%}
   {%- endfor -%}
   {%- set partition_columns = [] -%}
   {%- for column in table.partition_columns -%}{%- do partition_columns.append(dbt_analyze._quote_identifier(column)) -%}{%- endfor -%}
@@ -77,8 +78,8 @@
          {{ dbt_analyze._quote_literal(table.identifier) }} as table_name, l.partition_spec, s.column_name, s.data_type,
          coalesce(l.exact_rows, a.__row_count, 0) as row_count, l.file_count, l.size_bytes, l.modified_at as files_modified_at,
          {%- for field, type in fields %} s.{{ field }},{% endfor %}
-         {{ dbt_analyze._quote_literal(plan.sketches) }} as sketches, if(l.exact_rows is null, null, a.__row_count) as sample_rows, current_timestamp() as collected_at
-  from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at, exact_rows)
+         {{ dbt_analyze._quote_literal(plan.sketches) }} as sketches, if(l.exact_rows is null, null, a.__row_count) as sample_rows, l.now as collected_at
+  from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at, exact_rows, now)
   left join (
     select {{ aggregates | join(',\n           ') }}
     from (select *{% for input in sketch_inputs %}, {{ input }}{% endfor %} from {{ table.quoted }} {{ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) }})
