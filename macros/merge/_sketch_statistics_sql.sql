@@ -88,9 +88,7 @@
   {%- for i in range(num_bins + 1) -%}{%- do bin_ranks.append(i / num_bins) -%}{%- endfor -%}
   {%- set fine_ranks = [] -%}
   {%- for i in range(10 * num_bins + 1) -%}{%- do fine_ranks.append(i / (10 * num_bins)) -%}{%- endfor -%}
-  {#- A table row is complete when every partition has a state of the column (this run's count: _this_run_sql). -#}
-  {%- set complete = 'partitions = this_run.partition_count' if partitioned else 'true' -%}
-  {%- set this_run = ('cross join ' ~ dbt_analyze._this_run_sql(plan)) if partitioned else '' -%}
+  {%- set this_run = dbt_analyze._this_run_sql(plan) -%}
   {%- set integral_like = [] -%}
   {%- for data_type in data_types | unique if dbt_analyze._type_category(data_type) in ('integral', 'date') -%}
     {%- do integral_like.append(dbt_analyze._quote_literal(data_type)) -%}
@@ -100,9 +98,9 @@
       state; one whose column is all NULL has no sketch, which the merge skips). Partition
       histograms are many rows (bins x columns x partitions): only when asked, else the histogram
       merges the table's sketches alone. -#}
-  {%- set merged_kll = dbt_analyze._merged_kll_sql(states, grouping, spec, 'grouping(partition_spec)' if partitioned else '1', complete, this_run) -%}
+  {%- set merged_kll = dbt_analyze._merged_kll_sql(states, grouping, spec, 'grouping(partition_spec)' if partitioned else '1', this_run) -%}
   {%- set histogram_kll = merged_kll if dbt_analyze._var('dbt_analyze_partition_histograms')
-                          else dbt_analyze._merged_kll_sql(states, 'column_name, data_type', "''", '1', complete, this_run) -%}
+                          else dbt_analyze._merged_kll_sql(states, 'column_name, data_type', "''", '1', this_run) -%}
 
   {%- set quantiles_sql -%}
   insert into {{ dbt_analyze._storage_relation('column_quantiles_history') }}
@@ -163,7 +161,9 @@
              count(*) as partitions, {{ dbt_analyze._top_values_sql(data_types, tracked, top_k + 1) }} as top
       from {{ states }} where column_name <> '' and top_values_sketch is not null
       group by {{ grouping }}
-    ) merged {{ this_run }} where is_table = 0 or {{ complete }}
+    ) merged cross join {{ this_run }}
+    {#- A table row only when every partition has a state of the column. -#}
+    where is_table = 0 or partitions = this_run.partition_count
   )
   lateral view inline(top) t
   where t.item is not null  -- the sketch counts NULL as an item; null counts are exact elsewhere
@@ -173,8 +173,8 @@
 {% endmacro %}
 
 {#- The KLL sketches of the states merged per grouping, with row count and NDV; a table row only
-    when complete (a condition on the relation this_run joins). -#}
-{% macro _merged_kll_sql(states, grouping, spec, is_table, complete, this_run) %}
+    when every partition has a state of the column (this_run: _this_run_sql). -#}
+{% macro _merged_kll_sql(states, grouping, spec, is_table, this_run) %}
   {%- set sql -%}
     select merged.* from (
       select {{ spec }} as partition_spec, column_name, data_type, {{ is_table }} as is_table,
@@ -182,7 +182,8 @@
              least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true)), sum(value_count)) as ndv
       from {{ states }} where column_name <> ''
       group by {{ grouping }}
-    ) merged {{ this_run }} where (is_table = 0 or {{ complete }}) and kll_sketch_get_n_double(sketch) > 0
+    ) merged cross join {{ this_run }}
+    where (is_table = 0 or partitions = this_run.partition_count) and kll_sketch_get_n_double(sketch) > 0
   {%- endset -%}
   {{ return(sql) }}
 {% endmacro %}
