@@ -10,7 +10,7 @@ export DBT_ANALYZE_LOG4J2 ?= $(CURDIR)/integration_tests/log4j2.properties
 DBT := cd integration_tests && ../$(BIN)/dbt
 SCALE ?= 1
 
-.PHONY: env java chromium demo test test-thrift bench estimation clean
+.PHONY: env java chromium demo test test-thrift bench bench-cost estimation clean
 
 env: $(VENV)/.installed
 
@@ -63,6 +63,10 @@ test-thrift: env java
 bench: env java
 	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/bench.py --scale $(SCALE)
+
+# A run's cost against Spark's own ANALYZE, side by side (BENCHMARKS.md, "A run's cost").
+bench-cost: env java
+	$(BIN)/python bench/run_cost.py --scale $(SCALE)
 
 estimation: env java
 	$(BIN)/python bench/estimation.py --scale $(SCALE)

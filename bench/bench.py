@@ -11,8 +11,6 @@ Tables: a mixed 8-column table; synthetic shapes (uniform, Zipf-like, heavily du
 - incremental collection after one new partition against a full one (30 partitions);
 - on 1,000 partitions: a run that finds nothing changed, one after a new partition, Spark's ANALYZE;
 - merge time for 10, 100 and 1,000 partitions;
-- the floor of a merge: one-row inserts into copies of the five statistics tables it writes,
-  one alone and five side by side (as a merge runs them);
 - time against rows (1x, 4x, 16x) and columns (10, 50, 200);
 - accuracy (bench/accuracy.py): NDV error, histogram bin error, top-value recall; and the q-error
   of selectivity estimates (bench/estimation.py).
@@ -32,7 +30,6 @@ import re
 import statistics
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,36 +131,6 @@ def profile(spark, table: str, repeat: int) -> dict:
     return {name: median_of(repeat, lambda sql=sql: spark.sql(f"select {sql} from {table}").collect()) for name, sql in kinds.items()}
 
 
-STATISTICS_TABLES = ("table_statistics_history", "column_statistics_history", "column_quantiles_history",
-                     "column_histograms_history", "column_top_values_history")
-
-
-def write_floor(spark, repeat: int) -> dict:
-    """What a merge costs before it computes anything: inserts of one row into copies of the five
-    statistics tables a merge writes (bucketed parquet, as the package creates them), one alone
-    and five side by side, as a merge runs them. Each insert is a Spark job with its planning,
-    tasks and file commit, whatever the rows."""
-    for name in STATISTICS_TABLES:
-        spark.sql(f"drop table if exists analytics.floor_{name}")
-        spark.sql(f"create table analytics.floor_{name} like analytics_stats.{name}")
-        source = spark.table(f"analytics_stats.{name}")
-        spark.createDataFrame(source.limit(1).collect(), source.schema).createOrReplaceTempView(f"floor_row_{name}")
-
-    def insert(name: str) -> None:
-        spark.sql(f"insert into analytics.floor_{name} select * from floor_row_{name}")
-
-    def side_by_side() -> None:
-        with ThreadPoolExecutor(len(STATISTICS_TABLES)) as pool:
-            list(pool.map(insert, STATISTICS_TABLES))
-
-    side_by_side()  # a warm-up: the first inserts compile their code
-    result = {"floor_one_insert": median_of(repeat, lambda: insert(STATISTICS_TABLES[1])),
-              "floor_five_inserts": median_of(repeat, side_by_side)}
-    for name in STATISTICS_TABLES:
-        spark.sql(f"drop table analytics.floor_{name}")
-    return result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0)
@@ -243,8 +210,6 @@ def main() -> None:
                         f"incremental_merge{suffix}": incremental["merge"]})
         report[f"partitioned_rows{suffix}"] = rows_total
         spark.sql(f"drop table {parts}")
-    step("merge floor")
-    seconds.update(write_floor(spark, options.repeat))
     step("merge")
     for count in (10, 100, 1000):
         many = datasets.create(spark, "bench_many", MIXED, count * 50, partitions=count)
@@ -396,13 +361,6 @@ def markdown(report: dict, options) -> str:
               "code-generated hash aggregation; the plan and merge steps are a fixed cost of about 25 statements per run "
               "(describe, file listing, states, events, one write per statistics table), each a Spark job of 0.1–1 s even on "
               "a few hundred rows, which is what keeps an incremental run above 0.1× of a full one on small partitions.", ""]
-    if "floor_five_inserts" in seconds:
-        budget = 0.1 * seconds["full_30_partitions"] - seconds["incremental_plan"] - seconds["incremental_scan"]
-        lines += [f"The floor of a merge: an insert of one row into a copy of one of the five statistics tables takes "
-                  f"{seconds['floor_one_insert']:.2f} s, five such inserts side by side (as a merge runs its writes) "
-                  f"{seconds['floor_five_inserts']:.2f} s. Within 0.1× of the full collection of the 30-partition table "
-                  f"({report['partitioned_rows'] // 30:,}-row partitions), the incremental run's merge would have "
-                  f"{budget:.2f} s after its plan and scan.", ""]
     lines += ["## Datasets (single runs)", "",
               "| table | rows | columns | bare scan | Spark's ANALYZE | with histograms | ours basic | ours with sketches | "
               "ours with histograms | ours hist. / Spark's hist. |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]

@@ -4,9 +4,8 @@
 
   Rewrites the statistics tables into few files; every row stays. Each run appends a file or more
   to every table it writes, and each run reads all files of its table's bucket of
-  partition_states and analyze_run_events: after thousands of runs of a table, planning and
-  merging slow down (measured: a run on a 100,000-row partition took 13.5 s with 42 files in
-  partition_states, 16.9 s with 2,045 and 23.0 s with 4,048; 11.3 s after compaction).
+  statistics_history and analyze_run_events: after thousands of runs of a table, planning and
+  merging slow down (BENCHMARKS.md).
   While it works, runs and the other operations refuse to start (a block on the tables); it does
   not start while a run started in the last `running_minutes` has not finished. A compaction cut
   off halfway is finished by the next one.
@@ -20,8 +19,7 @@
   {%- do dbt_analyze._check_settings() -%}
   {%- set schema = dbt_analyze._stats_schema() -%}
   {%- set existing = dbt_analyze._existing_tables(schema) -%}
-  {%- set tables = dbt_analyze._history_tables() + dbt_analyze._plain_tables() | reject('equalto', 'analyze_run_events') | list
-                   + ['analyze_run_events'] -%}
+  {%- set tables = dbt_analyze._storage_tables() | reject('equalto', 'analyze_run_events') | list + ['analyze_run_events'] -%}
   {%- if 'analyze_run_events' not in existing and 'analyze_run_events__rebuilt' not in existing -%}
     {{ log('dbt_analyze: no statistics tables in ' ~ schema ~ ': nothing to compact', info=True) }}
     {{ return({'tables': {}}) }}

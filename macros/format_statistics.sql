@@ -1,3 +1,8 @@
+{#- A statistic kind's current view, or its rows of one snapshot (snapshot: _current_rows_sql of its run). -#}
+{% macro _statistics_source(kind, snapshot=none) %}
+  {{ return('(' ~ dbt_analyze._statistics_view_sql(kind, snapshot) ~ ')' if snapshot else dbt_analyze._storage_relation(kind)) }}
+{% endmacro %}
+
 {#- The current statistics of one table as text, like DESCRIBE EXTENDED: the table line, its
     partitions (up to 20), then one line per column (table level), after the table's last run. A run that just
     finished knows its id and the run that wrote the current snapshot (itself, or a merge after a
@@ -6,14 +11,16 @@
 {% macro format_statistics(table_name, run_id=none, snapshot_run_id=none) %}
   {%- set parts = table_name.split('.') -%}
   {%- set table_where = ' where ' ~ dbt_analyze._table_where_sql({'schema': parts[0], 'identifier': parts[1]}) -%}
-  {%- set where = table_where ~ (' and run_id = ' ~ dbt_analyze._quote_literal(snapshot_run_id) if snapshot_run_id else '') -%}
-  {%- set suffix = '_history' if snapshot_run_id else '' -%}
+  {%- set where = table_where -%}
+  {%- set snapshot = dbt_analyze._current_rows_sql('select ' ~ dbt_analyze._quote_literal(parts[0]) ~ ' as table_schema, ' ~ dbt_analyze._quote_literal(parts[1])
+                                                   ~ ' as table_name, ' ~ dbt_analyze._quote_literal(snapshot_run_id) ~ ' as run_id', {'schema': parts[0], 'identifier': parts[1]})
+                  if snapshot_run_id else none -%}
   {#- Three reads, at once where the connection allows it. -#}
   {%- set tables, columns, runs = dbt_analyze._run_independent([
         'select partition_spec, row_count, size_bytes, file_count, partition_count, partitions_analyzed, cast(collected_at as string) from '
-          ~ dbt_analyze._storage_relation('table_statistics' ~ suffix) ~ where ~ ' order by partition_spec',
+          ~ dbt_analyze._statistics_source('table_statistics', snapshot) ~ where ~ ' order by partition_spec',
         'select column_name, data_type, null_count, distinct_count, min_value, max_value, round(avg_len, 2), max_len, true_count, false_count, round(mean, 4), round(stddev, 4) from '
-          ~ dbt_analyze._storage_relation('column_statistics' ~ suffix) ~ where ~ " and partition_spec = '' order by column_name",
+          ~ dbt_analyze._statistics_source('column_statistics', snapshot) ~ where ~ " and partition_spec = '' order by column_name",
         'select status, targets_scanned, partitions_skipped, rows_scanned, bytes_scanned, sketch_bytes, plan_ms, scan_ms, merge_ms, publish_ms, notes from ('
           ~ dbt_analyze._analyze_runs_sql(table_where ~ (' and run_id = ' ~ dbt_analyze._quote_literal(run_id) if run_id else ''))
           ~ ') order by started_at desc limit 1']) -%}

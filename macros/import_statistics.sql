@@ -57,18 +57,25 @@
   {%- for entry, plan, here in plans -%}
     {%- set run = dbt_analyze._new_run({'import': path or 'document', 'exported_at': parsed.exported_at, 'table': entry.schema ~ '.' ~ entry.table}) -%}
     {%- do dbt_analyze._write_event(run, 'started', plan.table) -%}
+    {#- The document's rows as this run's: its table rows map its partitions' rows, which carry their
+        states (as the rows of an upgraded storage of version 5: _merged_v5_rows_sql). -#}
+    {%- set relations = {} -%}
     {%- for kind in dbt_analyze._document_kinds() -%}
       {%- set rows = [] -%}
       {%- for row in entry.rows.get(kind, []) if row.get('column_name', '') == '' or row.column_name in here -%}
         {%- do row.update({'run_id': run.run_id}) -%}
+        {%- if 'state_run_id' in row -%}{%- do row.update({'state_run_id': run.run_id}) -%}{%- endif -%}
         {%- if kind == 'partition_states' and row.partition_spec in plan.listing -%}
           {%- set files = plan.listing[row.partition_spec] -%}
           {%- do row.update({'file_count': files.file_count, 'size_bytes': files.size_bytes, 'files_modified_at': files.modified_at}) -%}
         {%- endif -%}
         {%- do rows.append(row) -%}
       {%- endfor -%}
-      {%- if rows -%}{%- do run_query(dbt_analyze._insert_document_rows_sql(kind, rows)) -%}{%- endif -%}
+      {%- do relations.update({kind: '(' ~ (dbt_analyze._document_rows_sql(kind, rows) if rows else dbt_analyze._null_row_sql(kind) ~ ' where false') ~ ')'}) -%}
     {%- endfor -%}
+    {%- set this_run = "(select " ~ dbt_analyze._quote_literal(run.run_id) ~ " as run_id, " ~ dbt_analyze._quote_literal(plan.table.schema) ~ " as table_schema, "
+                       ~ dbt_analyze._quote_literal(plan.table.identifier) ~ " as table_name)" -%}
+    {%- do run_query(dbt_analyze._merged_v5_rows_sql(dbt_analyze._storage_relation('statistics_history'), relations, this_run)) -%}
     {%- set publish_ms = dbt_analyze._publish_to_catalog(plan.table, run.run_id) if dbt_analyze._as_bool(publish) else none -%}
     {%- do dbt_analyze._write_event(run, 'succeeded', plan.table, {'partitions_scanned': 0, 'publish_ms': publish_ms,
                                                                    'notes': 'imported (exported at ' ~ parsed.exported_at ~ ')'}) -%}

@@ -61,23 +61,26 @@
   {%- endif -%}
 
   {%- do dbt_analyze._write_event(run, 'started', table) -%}
-  {%- for kind in dbt_analyze._history_tables() -%}
-    {%- set select = [] -%}
-    {%- for name, type in dbt_analyze._storage_columns(kind) -%}
-      {%- set quoted = dbt_analyze._quote_identifier(name) -%}
-      {%- if name == 'run_id' -%}
-        {%- do select.append(dbt_analyze._quote_literal(run.run_id)) -%}
-      {%- elif kind == 'table_statistics_history' and name == 'row_count' and row_count is not none -%}
-        {%- do select.append("if(partition_spec = '', cast(" ~ row_count | int ~ " as bigint), row_count)") -%}
-      {%- elif kind == 'column_statistics_history' and name in column_values -%}
-        {%- set value = 'cast(' ~ column_values[name] | int ~ ' as bigint)' if name in counts else dbt_analyze._quote_literal(column_values[name]) -%}
-        {%- do select.append("if(partition_spec = '' and column_name = " ~ dbt_analyze._quote_literal(column) ~ ', ' ~ value ~ ', ' ~ quoted ~ ')') -%}
-      {%- else -%}
-        {%- do select.append(quoted) -%}
-      {%- endif -%}
-    {%- endfor -%}
-    {%- do run_query('insert into ' ~ dbt_analyze._storage_relation(kind) ~ ' select ' ~ select | join(', ') ~ ' from ' ~ dbt_analyze._storage_relation(kind) ~ where) -%}
+  {#- The latest run's table rows, copied (the partition rows they map stay current); an
+      unpartitioned table's own row maps itself. -#}
+  {%- set select = [] -%}
+  {%- for name, type in dbt_analyze._storage_columns('statistics_history') -%}
+    {%- set quoted = dbt_analyze._quote_identifier(name) -%}
+    {%- if name == 'run_id' -%}
+      {%- do select.append(dbt_analyze._quote_literal(run.run_id)) -%}
+    {%- elif name == 'partition_runs' -%}
+      {%- do select.append("if(map_contains_key(partition_runs, ''), map('', " ~ dbt_analyze._quote_literal(run.run_id) ~ '), partition_runs)') -%}
+    {%- elif name == 'row_count' and row_count is not none -%}
+      {%- do select.append("if(column_name = '', cast(" ~ row_count | int ~ " as bigint), row_count)") -%}
+    {%- elif name in column_values -%}
+      {%- set value = 'cast(' ~ column_values[name] | int ~ ' as bigint)' if name in counts else dbt_analyze._quote_literal(column_values[name]) -%}
+      {%- do select.append('if(column_name = ' ~ dbt_analyze._quote_literal(column) ~ ', ' ~ value ~ ', ' ~ quoted ~ ')') -%}
+    {%- else -%}
+      {%- do select.append(quoted) -%}
+    {%- endif -%}
   {%- endfor -%}
+  {%- do run_query('insert into ' ~ dbt_analyze._storage_relation('statistics_history') ~ ' select ' ~ select | join(', ')
+                   ~ ' from ' ~ dbt_analyze._storage_relation('statistics_history') ~ where ~ " and partition_spec = ''") -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if dbt_analyze._as_bool(publish) else none -%}
   {%- do dbt_analyze._write_event(run, 'succeeded', table, {'partitions_scanned': 0, 'publish_ms': publish_ms, 'notes': 'manual: ' ~ pinned | join(', ')}) -%}
   {{ log('dbt_analyze: ' ~ table.schema ~ '.' ~ table.identifier ~ ': set ' ~ pinned | join(', ') ~ ' (until the next collection)', info=True) }}

@@ -85,7 +85,3 @@
   {%- endfor -%}
   {{ log('ROWS: ' ~ tojson(rows), info=True) }}
 {% endmacro %}
-
-{% macro cache_view(view, select_sql) %}
-  {%- do dbt_analyze._cache_view(dbt_analyze._quote_identifier(view), select_sql) -%}
-{% endmacro %}

@@ -191,7 +191,8 @@ def test_timestamp_extremes_merge_as_instants_whatever_the_session_time_zone(spa
     """A state keeps a timestamp column's min and max as instants, not as text in the session's
     zone: states taken under one zone merge right with states taken under another (a changed
     profile, an imported document), and the hour that a zone's clocks go through twice keeps
-    its order. Nor does a changed zone make unchanged partitions look changed, render a
+    its order. The statistics keep them as instants too, and show them as UTC's clock time,
+    whatever the zone of the session that wrote or reads them. Nor does a changed zone make unchanged partitions look changed, render a
     timestamp's top values in two zones, or move the quantiles of a timestamp without time zone
     (one in the hour its clocks skip included)."""
     table = "analytics.instants"
@@ -211,8 +212,13 @@ def test_timestamp_extremes_merge_as_instants_whatever_the_session_time_zone(spa
             spark.conf.set("spark.sql.session.timeZone", "UTC")
         return found["lo"], found["hi"]
 
-    def ours(spec: str = "") -> tuple[str, str]:
-        found = column_stats(spark, table, spec)["t"]
+    def ours(spec: str = "", zone: str = "UTC") -> tuple[str, str]:
+        """As the statistics read in a session of `zone`."""
+        spark.conf.set("spark.sql.session.timeZone", zone)
+        try:
+            found = column_stats(spark, table, spec)["t"]
+        finally:
+            spark.conf.set("spark.sql.session.timeZone", "UTC")
         return found["min_value"], found["max_value"]
 
     def quantiles(spec: str = "") -> set[str]:
@@ -221,7 +227,7 @@ def test_timestamp_extremes_merge_as_instants_whatever_the_session_time_zone(spa
 
     analyze_in_time_zone(spark, dbt, "America/Los_Angeles", relation=table, columns="all")
     assert exact("America/Los_Angeles") == ("2026-11-01 01:00:00", "2026-11-01 01:10:00")
-    assert ours() == exact("America/Los_Angeles")
+    assert ours(zone="America/Los_Angeles") == ours() == exact("UTC")
     assert quantiles("p=1") == {"2026-03-08 02:30:00"}
 
     unchanged = analyze_in_time_zone(spark, dbt, "UTC", relation=table, columns="all")

@@ -8,9 +8,12 @@ import shutil
 from conftest import HOME, analyze, column_stats, rows, table_stats
 
 
-def snapshot(spark, where: str = "true", kinds=("table_statistics", "column_statistics", "column_histograms")):
+def snapshot(spark, where: str = "true", kinds=("table_statistics", "column_statistics", "column_histograms"), without=()):
     # repr: NaN statistics compare equal to themselves
-    return repr([rows(spark, f"select * from analytics_stats.{name} where {where} order by all") for name in kinds])
+    def columns(name: str) -> str:
+        return ", ".join(c for c in spark.table(f"analytics_stats.{name}").columns if c not in without)
+
+    return repr([rows(spark, f"select {columns(name)} from analytics_stats.{name} where {where} order by all") for name in kinds])
 
 
 def test_a_run_failing_mid_scan_changes_nothing_and_the_next_run_recovers(spark, dbt):
@@ -79,46 +82,46 @@ def test_statements_run_at_once_return_their_rows_in_order(spark, dbt):
     assert spark.table("analytics.independent_c").count() == 1
 
 
-def test_the_merge_states_view_keeps_its_analyzed_plan(spark, dbt):
-    """On a session the merge's states view is made from a DataFrame, which keeps the plan its
-    query had when it was cached: reading the view does not analyze the query again (a view made
-    in SQL keeps its text and would, every time; here it would find the redefined source)."""
-    import json
+def statistics_writes(result) -> dict[str, int]:
+    """How many statements of a dbt command inserted into each storage table (dbt logs every statement)."""
+    found = {}
+    for table in ("statistics_history", "analyze_run_events"):
+        found[table] = sum(1 for m in result.messages if f"insert into `analytics_stats`.`{table}`" in m and m.startswith("On "))
+    return found
 
-    spark.sql("create or replace temp view probe_source as select * from values (1), (2) as t(x)")
-    result = dbt("run-operation", "cache_view", "--args", json.dumps({"view": "cached_probe", "select_sql": "select x * 10 as x from probe_source"}))
+
+def test_a_run_writes_its_statistics_in_one_statement_and_records_how_many_it_sent(spark, dbt):
+    """Table, partition and column rows, quantiles, histograms and top values go into one table by
+    one INSERT; the events are the only other writes. A full run of an unpartitioned table sends at
+    most 8 statements, an incremental run of a partitioned one at most 10 (analyze_runs.statements)."""
+    spark.sql("drop table if exists analytics.one_write")
+    spark.sql("""create table analytics.one_write using parquet as
+                 select id, cast(id % 7 as int) as small, id * 0.5 as half, cast(id % 13 as string) as label, id % 2 = 0 as even,
+                        date_add(date'2024-01-01', cast(id % 30 as int)) as day, cast(id as decimal(12, 2)) as amount, repeat('x', cast(id % 5 as int)) as pad
+                 from range(1000)""")
+    assert analyze(dbt, relation="analytics.one_write", columns="all").success  # the storage exists from here on
+    result = analyze(dbt, relation="analytics.one_write", columns="all", full=True)
     assert result.success, result.error
-    try:
-        assert any("dbt_analyze: caching as `cached_probe`" in m for m in result.messages)
-        assert spark.catalog.isCached("cached_probe")
-        spark.sql("create or replace temp view probe_source as select * from values (3) as t(x)")
-        assert sorted(r["x"] for r in spark.sql("select x from cached_probe").collect()) == [10, 20]
-    finally:
-        spark.sql("drop view if exists cached_probe")
-        spark.sql("drop view if exists probe_source")
+    assert statistics_writes(result) == {"statistics_history": 1, "analyze_run_events": 2}
+    run = rows(spark, "select statements from analytics_stats.analyze_runs where table_name = 'one_write' order by started_at desc limit 1")[0]
+    assert 0 < run["statements"] <= 8, run
+    assert len(rows(spark, "select * from analytics_stats.column_histograms where table_name = 'one_write' and column_name = 'id'")) == 254
 
-
-def test_a_run_leaves_no_cached_states_behind(spark, dbt):
-    """The merge's states view and its cache end with the run (dropping the view drops its cache)."""
-    spark.sql("drop table if exists analytics.cache_free")
-    spark.sql("create table analytics.cache_free (v int, p int) using parquet partitioned by (p)")
-    spark.sql("insert into analytics.cache_free values (1, 1), (2, 2)")
-    assert analyze(dbt, relation="analytics.cache_free", columns="all").success  # the scan is the states view
-    spark.sql("insert into analytics.cache_free values (3, 2)")
-    assert analyze(dbt, relation="analytics.cache_free", columns="all").success  # the states are read into it
-    assert not [r for r in rows(spark, "show views") if r["viewName"].startswith("dbt_analyze_states_")]
-    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
-
-
-def test_a_cached_view_whose_query_fails_is_named_in_the_error(spark, dbt):
-    """A scan of every partition is cached as the merge's states: when it fails, dbt's error says
-    why and in which statement, as for any other statement of a run."""
-    import json
-
-    result = dbt("run-operation", "cache_view", "--args", json.dumps({"view": "failing_probe", "select_sql": "select assert_true(id < 2) as ok from range(5)"}))
-    assert not result.success
-    assert "id < 2" in result.error and "(in: select assert_true(id < 2) as ok from range(5))" in result.error
-    spark.sql("drop view if exists failing_probe")
+    spark.sql("drop table if exists analytics.one_write_days")
+    spark.sql("create table analytics.one_write_days using parquet partitioned by (day) as select id, cast(id % 5 as int) as day from range(500)")
+    assert analyze(dbt, relation="analytics.one_write_days", columns="all").success
+    spark.sql("insert into analytics.one_write_days select id, 9 from range(100)")
+    result = analyze(dbt, relation="analytics.one_write_days", columns="all")
+    assert result.success, result.error
+    assert statistics_writes(result) == {"statistics_history": 1, "analyze_run_events": 2}
+    last = rows(spark, """select run_id, statements from analytics_stats.analyze_runs where table_name = 'one_write_days'
+                          order by started_at desc limit 1""")[0]
+    assert 0 < last["statements"] <= 10, last
+    # only the scanned partition's rows are written again; the table's current rows name the others' runs
+    written = rows(spark, f"select distinct partition_spec from analytics_stats.statistics_history where run_id = '{last['run_id']}'")
+    assert sorted(r["partition_spec"] for r in written) == ["", "day=9"]
+    assert table_stats(spark, "analytics.one_write_days")[""]["row_count"] == 600
+    assert len(table_stats(spark, "analytics.one_write_days")) == 7
 
 
 def test_a_column_added_on_unchanged_files_is_collected(spark, dbt):
@@ -148,50 +151,51 @@ def bucketing(spark, table: str) -> dict:
     return {r[0]: r[1] for r in described if r[0] in ("Num Buckets", "Bucket Columns")}
 
 
-def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(spark, dbt):
-    """Storage version 2 set the committer per write; version 3 keeps it as table options, which
-    Spark applies to every write into the table (what keeps concurrent runs from deleting each
-    other's _temporary files); version 4 buckets every table by table_name into 64 buckets,
-    version 5 into 8."""
-    spark.sql("drop table if exists analytics.upgraded")
-    spark.sql("create table analytics.upgraded using parquet as select id as v from range(100)")
-    assert analyze(dbt, relation="analytics.upgraded", columns="all").success
-    assert committer_options(spark, "partition_states") == (
-        "'mapreduce.fileoutputcommitter.algorithm.version' = '2', 'mapreduce.fileoutputcommitter.cleanup.skipped' = 'true')")
-    others = "table_name <> 'upgraded'"
-    kinds = ("table_statistics", "column_statistics", "column_histograms", "column_top_values")
-    before = snapshot(spark, others, kinds)
-    states_of_others = f"select count(*) from analytics_stats.partition_states where {others}"
-    states_before = spark.sql(states_of_others).collect()[0][0]
-    # an older storage: version 2, two of its tables without the options, one not bucketed
-    # (version 3 and older), one in version 4's 64 buckets
-    for table, bucketed in (("partition_states", ""), ("column_statistics_history", "clustered by (table_name) into 64 buckets")):
-        spark.sql(f"create table analytics_stats.{table}_v2 using parquet {bucketed} as select * from analytics_stats.{table}")
-        spark.sql(f"drop table analytics_stats.{table}")
-        spark.sql(f"alter table analytics_stats.{table}_v2 rename to analytics_stats.{table}")
-    assert not bucketing(spark, "partition_states")
-    assert bucketing(spark, "column_statistics_history")["Num Buckets"] == "64"
-    spark.sql("alter table analytics_stats.analyze_run_events set tblproperties ('dbt_analyze.storage_version' = '2')")
-    temporary = f"{HOME}/spark-warehouse/analytics_stats.db/partition_states/_temporary"
-    shutil.rmtree(temporary, ignore_errors=True)
+V5_KINDS = ("table_statistics", "column_statistics", "column_quantiles", "column_histograms", "column_top_values")
 
-    spark.sql("insert into analytics.upgraded select 100")
+
+def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(spark, dbt):
+    """Storage version 5 and older kept partition_states and one table per statistic kind, each
+    run writing a full snapshot of its table; version 6 keeps them in statistics_history. Built
+    here from the current statistics as version 5 held them (each table's current rows as its
+    latest run's snapshot, unbucketed like version 3), then upgraded by the next run: every other
+    table's current statistics come through unchanged, and runs go on incrementally."""
+    spark.sql("drop table if exists analytics.upgraded")
+    spark.sql("create table analytics.upgraded using parquet partitioned by (p) as select id as v, cast(id % 3 as int) as p from range(100)")
+    assert analyze(dbt, relation="analytics.upgraded", columns="all").success
+    spark.sql("insert into analytics.upgraded select 100, 5")
+    assert analyze(dbt, relation="analytics.upgraded", columns="all").success  # partition rows of two runs
+    others = "table_name <> 'upgraded'"
+    kinds = V5_KINDS
+    # version 5 kept each table's rows under its latest run (the rows built below do too)
+    before = snapshot(spark, others, kinds, without=("run_id", "state_run_id"))
+    upgraded_before = snapshot(spark, "table_name = 'upgraded'", kinds)
+    latest = "(select table_schema, table_name, max_by(run_id, event_at) as latest from analytics_stats.analyze_run_events where event = 'succeeded' group by 1, 2)"
+    for kind in kinds:
+        columns = ", ".join(f"c.{name}" for name in spark.table(f"analytics_stats.{kind}").columns if name != "run_id")
+        spark.sql(f"""create table analytics_stats.{kind}_v5 using parquet as
+                      select l.latest as run_id, {columns} from analytics_stats.{kind} c
+                      join {latest} l on l.table_schema = c.table_schema and l.table_name = c.table_name""")
+    spark.sql("create table analytics_stats.partition_states_v5 using parquet as select * from analytics_stats.partition_states")
+    for view in [f"{kind}_history" for kind in kinds] + ["partition_states"]:
+        spark.sql(f"drop view analytics_stats.{view}")
+    spark.sql("drop table analytics_stats.statistics_history")
+    for kind in kinds:
+        spark.sql(f"alter table analytics_stats.{kind}_v5 rename to analytics_stats.{kind}_history")
+    spark.sql("alter table analytics_stats.partition_states_v5 rename to analytics_stats.partition_states")
+    spark.sql("alter table analytics_stats.analyze_run_events set tblproperties ('dbt_analyze.storage_version' = '5')")
+
+    spark.sql("insert into analytics.upgraded select 101, 5")
     result = analyze(dbt, relation="analytics.upgraded", columns="all")
     assert result.success, result.error
-    assert "upgraded to storage version 5" in result.log
-    for table in ("partition_states", "column_statistics_history"):
-        assert "'mapreduce.fileoutputcommitter.cleanup.skipped' = 'true'" in committer_options(spark, table)
+    assert "upgraded to storage version 6" in result.log
+    assert "scanning analytics.upgraded: 1 of 4 partition(s)" in result.log  # the states came through
     stored = spark.sql("show tblproperties analytics_stats.analyze_run_events ('dbt_analyze.storage_version')").collect()[0][-1]
-    assert stored == "5"
-    # both rebuilt bucketed, every row in its table's bucket file (the run above added its own states)
-    for table in ("partition_states", "column_statistics_history"):
-        assert bucketing(spark, table) == {"Num Buckets": "8", "Bucket Columns": "[`table_name`]"}
-        misplaced = spark.sql(f"""select count(*) from analytics_stats.{table}
-                                  where cast(regexp_extract(input_file_name(), '_([0-9]{{5}})[.]', 1) as int) <> pmod(hash(table_name), 8)""")
-        assert misplaced.collect()[0][0] == 0
-    assert spark.sql(states_of_others).collect()[0][0] == states_before
-    # the write after the upgrade used the table's options: _temporary was left in place
-    assert os.path.isdir(temporary)
-    assert table_stats(spark, "analytics.upgraded")[""]["row_count"] == 101
-    assert column_stats(spark, "analytics.upgraded")["v"]["max_value"] == "100"
-    assert snapshot(spark, others, kinds) == before  # every other table's statistics came through the upgrade unchanged
+    assert stored == "6"
+    assert bucketing(spark, "statistics_history") == {"Num Buckets": "8", "Bucket Columns": "[`table_name`]"}
+    assert "'mapreduce.fileoutputcommitter.cleanup.skipped' = 'true'" in committer_options(spark, "statistics_history")
+    assert table_stats(spark, "analytics.upgraded")[""]["row_count"] == 102
+    assert column_stats(spark, "analytics.upgraded")["v"]["max_value"] == "101"
+    unchanged = snapshot(spark, others, kinds, without=("run_id", "state_run_id")) == before
+    assert unchanged, "the upgrade changed other tables' statistics"
+    assert upgraded_before != snapshot(spark, "table_name = 'upgraded'", kinds)

@@ -114,9 +114,10 @@ def test_the_merge_reads_the_states_of_current_runs_only(spark, dbt, visits):
     assert result.success, result.error
     assert "1 of 3 partition(s)" in result.log
     new_run = (set(runs()) - set(before)).pop()
-    [cache] = [m for m in result.messages if "dbt_analyze: caching as " in m]  # the states the merge reads
-    read = set(re.search(r"s\.run_id in \(([^)]*)\)", cache).group(1).replace("'", "").split(", "))
-    assert read == {current[0]["run_id"], new_run}
+    # the one statement that scans and merges reads the stored states of the full rescan's run only
+    [insert] = [m for m in result.messages if m.startswith("On ") and "insert into `analytics_stats`.`statistics_history`" in m]
+    read = set(re.search(r"s\.run_id in \(([^)]*)\)", insert).group(1).replace("'", "").split(", "))
+    assert read == {current[0]["run_id"]} and new_run not in read
     assert_merge_equals_scan(spark, T)
 
 
@@ -194,7 +195,7 @@ def test_analyze_stale_finds_and_refreshes_only_what_changed(spark, dbt):
     # table (the two side by side: statements run at once are logged by the package)
     statements = [m for m in check.messages if m.startswith("On macro_analyze_stale:") or "dbt_analyze: running at once" in m]
     assert len([m for m in statements if "from binaryFile." in m]) == 1, statements
-    assert len([m for m in statements if "from `analytics_stats`.`partition_states` s" in m]) == 1, statements
+    assert len([m for m in statements if "s.state_files_modified_at" in m]) == 1, statements
 
     spark.sql("insert into stale_db.parts values (3, 1), (4, 3)")
     spark.sql("insert overwrite table stale_db.flat select 2 as v union all select 3")
@@ -287,10 +288,9 @@ def test_locations_that_no_longer_exist_are_listed_as_empty(spark, dbt, tmp_path
 
 
 def test_a_run_on_sparks_default_shuffle_partitions_spreads_its_states_over_a_few_tasks(spark, dbt, visits):
-    """Users keep spark.sql.shuffle.partitions at 200. The merge caches the current states, and a
-    cached plan runs without adaptive execution, so nothing would coalesce them: every merge
-    statement then read 200 partitions of a few rows (a 10-row table took 12 s to merge). No
-    stage of a run may have that many tasks."""
+    """Users keep spark.sql.shuffle.partitions at 200: adaptive execution coalesces the shuffles of
+    a run's statement, so no stage of a run has that many tasks (a run once read 200 partitions of
+    a few rows each)."""
     tracker = spark.sparkContext.statusTracker()
     before = set(tracker.getJobIdsForGroup())
     os.environ["DBT_ANALYZE_SHUFFLE_PARTITIONS"] = "200"  # the profile sets it on the session dbt opens
@@ -351,8 +351,7 @@ def test_a_run_reads_its_own_table_bucket_of_the_statistics_only(spark, dbt):
     spark.sql(f"insert into {table} select id, id % 3 from range(300)")
     assert analyze(dbt, relation=table, columns="all").success
     bucket = rows(spark, "select pmod(hash('bucketed'), 8) as b")[0]["b"]
-    storage = ["analyze_run_events", "partition_states", "staleness_checks", "column_statistics_estimated_history", "table_statistics_history",
-               "column_statistics_history", "column_quantiles_history", "column_histograms_history", "column_top_values_history"]
+    storage = ["analyze_run_events", "statistics_history", "staleness_checks", "column_statistics_estimated_history"]
     warehouse = spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")
     planted = []
     try:
@@ -363,7 +362,7 @@ def test_a_run_reads_its_own_table_bucket_of_the_statistics_only(spark, dbt):
                     f.write(b"not a parquet file")
             spark.sql(f"refresh table analytics_stats.{name}")
         with pytest.raises(Exception, match="(?i)parquet"):  # a read of every bucket meets them
-            spark.table("analytics_stats.partition_states").count()
+            spark.table("analytics_stats.statistics_history").count()
 
         spark.sql(f"insert into {table} select id, 3 from range(100)")
         result = analyze(dbt, relation=table, columns="all")

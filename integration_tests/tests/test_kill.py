@@ -82,7 +82,7 @@ def test_compaction_waits_for_runs_keeps_every_row_and_a_killed_one_is_finished_
     before = printed(output)[0]
 
     # told they are dead, it starts; killed after its second table, it leaves the tables blocked
-    code, output = steps({"compact_statistics": {"running_minutes": 0}}, options=no_wait, kill_on="compacted analytics_stats.column_statistics_history")
+    code, output = steps({"compact_statistics": {"running_minutes": 0}}, options=no_wait, kill_on="compacted analytics_stats.statistics_history")
     assert code == -signal.SIGKILL, output
     code, output = steps(ANALYZE)
     assert code != 0 and "are being compacted (compact_statistics started " in output, output
@@ -90,8 +90,9 @@ def test_compaction_waits_for_runs_keeps_every_row_and_a_killed_one_is_finished_
     code, output = steps({"compact_statistics": {"running_minutes": 0}}, CURRENT, options=no_wait)
     assert code == 0, output
     files = compaction_lines(output)
-    assert set(files) >= {"partition_states", "analyze_run_events", "column_statistics_history"}
-    assert files["partition_states"][0] >= 2 and files["partition_states"][1] == 1  # one file per run before
+    assert set(files) >= {"statistics_history", "analyze_run_events"}
+    assert files["analyze_run_events"][0] >= 2 and files["analyze_run_events"][1] == 1  # one file per event before
+    assert files["statistics_history"][1] == 1
     assert all(after <= max(before, 1) for before, after in files.values())
     assert printed(output)[0] == before  # every current statistic and every run, row for row
 

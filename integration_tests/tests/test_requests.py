@@ -47,7 +47,7 @@ def test_statement_forms_rewrite_to_one_scan(dbt, sales):
     partial = dry_run_sql(dbt, statement=f"ANALYZE TABLE {SALES} PARTITION (region='us') COMPUTE STATISTICS FOR COLUMNS amount")
     assert "where concat('region=', " in partial
     assert "in ('region=us/day=2024-01-01', 'region=us/day=2024-01-02')" in partial
-    assert "'region=eu" not in partial.split("left join")[0]  # eu partitions are not scanned
+    assert "'region=eu" not in partial[partial.index("states as ("):].split("left join")[0]  # eu partitions are not scanned
 
     columns = dry_run_sql(dbt, statement="Analyze Table `analytics`.`sales` Compute Statistics For Columns `amount`;")
     assert "count(`amount`)" in columns

@@ -1,58 +1,269 @@
 {#-
-  The merge: table statistics are never scanned, they are derived from the current partition
-  states. The current state of a partition and column is the newest one of a succeeded run (or of
-  this run); only partitions that exist now and columns whose type is unchanged take part (with
-  as_stored, every partition and column that has a state: planning compares them with today's).
-  With run_ids (the runs whose states were current when the run planned), only their states and
-  this run's are read: Parquet skips the files of every other run, so a merge reads no history.
-  One statement writes the table's snapshot per kind: partition rows (each derived from its own
-  state) and the table row ('' — the merge of all of them), through GROUPING SETS.
+  The merge, and the run's one write: a single INSERT into statistics_history that scans the
+  partitions to scan (the rewrite: _scan_sql), takes the current states of the others (stored), and
+  writes, with no rescan:
+    partition rows  each scanned partition's table and column rows, derived from its own state,
+                    which they carry (state_*): the stored partitions keep the rows they have
+    table rows      the table ('') merged from every partition's state: rows, size and file count
+                    from today's listing, partition_runs naming the run of each partition's current
+                    row; a column's row only when every partition has a state of it
+  An unpartitioned table's one partition is the table: its rows carry its state.
+  Column rows hold their quantiles, histogram bins and top values as arrays, read off the merged
+  KLL and top-k sketches. Exact statistics add up; NDV is the union of HLL sketches; min/max are
+  compared as values of the column's type; the stddev is pooled from per-partition means and M2.
 -#}
-{% macro _current_states_sql(plan, run_id, with_sketches=false, as_stored=false, tables=none, run_ids=none) %}
+{% macro _statistics_insert_sql(plan, run_id, specs, stored, with_sketch_statistics) %}
   {%- set table = plan.table -%}
-  {#- With as_stored, the states of more tables may be read at once (tables: their describes). -#}
-  {%- set table_filters = [] -%}
-  {%- set event_filters = [] -%}
-  {%- for t in tables or [table] -%}
-    {%- do table_filters.append('(' ~ dbt_analyze._table_where_sql(t, 's.') ~ ')') -%}
-    {%- do event_filters.append('(' ~ dbt_analyze._table_where_sql(t, 'e.') ~ ')') -%}
-  {%- endfor -%}
+  {%- set partitioned = table.partition_columns | length > 0 -%}
+  {%- set state_columns = dbt_analyze._storage_columns('partition_states') -%}
+  {%- set names = state_columns | map('first') | list -%}
+  {%- set sources = [] -%}
+  {%- if specs -%}{%- do sources.append('select * from (' ~ dbt_analyze._scan_sql(plan, specs, run_id) ~ ')') -%}{%- endif -%}
+  {%- do sources.append('select ' ~ names | join(', ') ~ ' from stored') -%}
+  {%- set run = dbt_analyze._quote_literal(run_id) -%}
+  {%- set sql -%}
+  with this_run as (select * from {{ dbt_analyze._this_run_sql(plan) }}),
+  stored as ({{ dbt_analyze._stored_states_sql(plan, stored) }}),
+  states as ({{ sources | join(' union all ') }}),
+  {#- partition_key: a scanned partition's spec, '' for the others' states; the table is the
+      grouping set without it. -#}
+  prepared as (
+    select *, if(sample_rows is null, value_count, value_count * sample_rows / nullif(row_count, 0)) as sample_values,
+           sum(value_sum) over (partition by column_name) / nullif(sum(value_count) over (partition by column_name), 0) as table_mean,
+           if(run_id = {{ run }}, partition_spec, '') as partition_key
+    from states
+  ),
+  merged as (
+    {%- if partitioned %}
+    {{ dbt_analyze._merged_rows_sql(plan, 'grouping sets ((partition_key, column_name, data_type), (column_name, data_type))',
+                                    "coalesce(partition_key, '')", 'grouping(partition_key)', with_sketch_statistics) }}
+    {%- else %}
+    {{ dbt_analyze._merged_rows_sql(plan, 'column_name, data_type', "''", '1', with_sketch_statistics) }}
+    {%- endif %}
+  )
+  {{ dbt_analyze._statistics_rows_sql(plan, run_id, with_sketch_statistics) }}
+  {%- endset -%}
+  {{ return('insert into ' ~ dbt_analyze._storage_relation('statistics_history') ~ '\n' ~ sql) }}
+{% endmacro %}
+
+{#- The current states the merge takes besides this run's scan, in the columns of partition_states:
+    the newest state of each partition and column in stored.keys_sql (a relation of partition_spec
+    and run_id), of partitions that exist now and columns whose type is unchanged. With run_ids,
+    only the files of those runs are read (Parquet skips the rest of the table's history). -#}
+{% macro _stored_states_sql(plan, stored) %}
   {%- set column_filters = ["s.column_name = ''"] -%}
   {%- for column in plan.table.data_columns -%}
-    {%- do column_filters.append('(s.column_name = ' ~ dbt_analyze._quote_literal(column.name)
-                                 ~ ' and s.data_type = ' ~ dbt_analyze._quote_literal(column.data_type) ~ ')') -%}
+    {%- do column_filters.append('(s.column_name = ' ~ dbt_analyze._quote_literal(column.name) ~ ' and s.data_type = ' ~ dbt_analyze._quote_literal(column.data_type) ~ ')') -%}
   {%- endfor -%}
   {%- set partitions = [] -%}
   {%- for spec in plan.all_partitions -%}{%- do partitions.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
-  select * from (
-    select s.*, row_number() over (partition by s.table_schema, s.table_name, s.partition_spec, s.column_name order by s.collected_at desc, s.run_id desc) as _rank
-    from (
-      select /*+ REPARTITION({{ dbt_analyze._states_spread(plan.all_partitions | length, plan.table.data_columns | length) }}, partition_spec, column_name) */
-             s.run_id, s.table_schema, s.table_name, s.partition_spec, s.column_name, s.data_type, s.row_count, s.file_count, s.size_bytes,
-             s.files_modified_at, s.sketches, s.sample_rows, s.collected_at
-             {%- for field, type in dbt_analyze._state_fields() if with_sketches or type in ('bigint', 'double', 'string') %}, s.{{ field }}{% endfor %}
-      from {{ dbt_analyze._storage_relation('partition_states') }} s
-      where ({{ table_filters | join(' or ') }})
-        {%- if run_ids is not none %}
-        and s.run_id in ({% for id in ([run_id] + run_ids | list) | unique | sort %}{{ ', ' if not loop.first }}{{ dbt_analyze._quote_literal(id) }}{% endfor %})
-        {%- else %}
-        and (s.run_id = {{ dbt_analyze._quote_literal(run_id) }} or s.run_id in (
-              select e.run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }} e
-              where e.event = 'succeeded' and ({{ event_filters | join(' or ') }})))
-        {%- endif %}
-        {%- if not as_stored %}
-        and s.partition_spec in ({{ partitions | join(', ') if partitions else "null" }})
-        and ({{ column_filters | join(' or ') }})
-        {%- endif %}
-    ) s
+  {%- set run_ids = [] -%}
+  {%- for id in (stored.run_ids or []) | unique | sort -%}{%- do run_ids.append(dbt_analyze._quote_literal(id)) -%}{%- endfor -%}
+  {%- set sql -%}
+  select {{ dbt_analyze._storage_columns('partition_states') | map('first') | join(', ') }} from (
+    select *, row_number() over (partition by partition_spec, column_name order by collected_at desc, run_id desc) as _rank
+    from ({{ dbt_analyze._partition_states_sql() }}) s
+    where {{ dbt_analyze._table_where_sql(plan.table, 's.') }}
+      and {{ ('s.run_id in (' ~ run_ids | join(', ') ~ ')') if stored.keys_sql and stored.run_ids is not none else ('true' if stored.keys_sql else 'false') }}
+      and s.partition_spec in ({{ partitions | join(', ') if partitions else 'null' }})
+      and ({{ column_filters | join(' or ') }})
+      {%- if stored.keys_sql %}
+      and (s.partition_spec, s.run_id) in (select partition_spec, run_id from {{ stored.keys_sql }})
+      {%- endif %}
   ) where _rank = 1
+  {%- endset -%}
+  {{ return(sql) }}
 {% endmacro %}
 
-{#- How many Spark partitions the states of a merge are spread over (not spark.sql.shuffle.partitions,
-    200 by default): the states are cached, and a cached plan runs without adaptive execution, so
-    every merge statement would otherwise read 200 partitions of a few rows each. -#}
-{% macro _states_spread(partition_count, column_count) %}
-  {{ return([1, [64, ((partition_count + 1) * (column_count + 1) / 2000) | round(0, 'ceil') | int] | min] | max) }}
+{#- The keys of stored states as a VALUES relation: {spec: run_id}; none when there are none. -#}
+{% macro _state_keys_sql(keys) %}
+  {%- if not keys -%}{{ return(none) }}{%- endif -%}
+  {%- set rows = [] -%}
+  {%- for spec, run_id in keys | dictsort -%}{%- do rows.append('(' ~ dbt_analyze._quote_literal(spec) ~ ', ' ~ dbt_analyze._quote_literal(run_id) ~ ')') -%}{%- endfor -%}
+  {{ return('(values ' ~ rows | join(', ') ~ ') as keys(partition_spec, run_id)') }}
+{% endmacro %}
+
+{#- One aggregate of the prepared states by `group_by` (each scanned partition's, and the table's):
+    the table or partition row (column_name '') and each column's, with the first of each state
+    field (a partition's group holds its one state) and, with sketch statistics, the merged
+    sketches. The partition-level group of the states not scanned (partition_key '') is not
+    written: its sketches are left unmerged (FILTER). -#}
+{% macro _merged_rows_sql(plan, group_by, spec_sql, is_table, with_sketch_statistics) %}
+  {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
+  {%- set default_size = dbt_analyze._default_size_sql(data_types) -%}
+  {#- grouping(): a FILTER sees the states' own partition_key, not the one the table's set leaves out. -#}
+  {%- set merge = "grouping(partition_key) = 1 or partition_key <> ''" if plan.table.partition_columns else 'true' -%}
+  {%- set firsts = [] -%}
+  {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] -%}
+    {%- do firsts.append('first(' ~ column ~ ') as first_' ~ column) -%}
+  {%- endfor -%}
+  {%- set sql -%}
+  select {{ spec_sql }} as partition_spec, column_name, data_type, {{ is_table }} as is_table, count(*) as partitions_analyzed,
+         sum(row_count) as row_count, sum(size_bytes) as size_bytes, sum(file_count) as file_count, max(collected_at) as state_collected_at,
+         coalesce(bool_or(sample_rows is not null), false) as sampled,
+         map_from_entries(collect_list(struct(partition_spec, run_id)) filter (where column_name = '')) as partition_runs,
+         {{ firsts | join(', ') }},
+         sum(row_count) - sum(value_count) as null_count,
+         {#- Sampled states: Haas and Stokes' Duj1, D = n d / (n - f1 + f1 n / N), from the sample's
+             non-null rows n, its distinct values d (HLL) and singletons f1, and the rows N it stands for. -#}
+         case when count(ndv_sketch) = 0 then null
+              when max(sample_rows) is null then least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true) filter (where {{ merge }})), sum(value_count))
+              else cast(round(least(greatest(
+                sum(sample_values) * hll_sketch_estimate(hll_union_agg(ndv_sketch, true) filter (where {{ merge }}))
+                / nullif(sum(sample_values) - sum(coalesce(singletons, 0)) + sum(coalesce(singletons, 0)) * sum(sample_values) / nullif(sum(value_count), 0), 0),
+                hll_sketch_estimate(hll_union_agg(ndv_sketch, true) filter (where {{ merge }}))), sum(value_count))) as bigint) end as distinct_count,
+         {{ dbt_analyze._typed_extreme_sql('min', 'min_value', data_types) }} as min_value,
+         {{ dbt_analyze._typed_extreme_sql('max', 'max_value', data_types) }} as max_value,
+         coalesce(sum(len_sum) / nullif(sum(value_count), 0), {{ default_size }}) as avg_len,
+         coalesce(max(len_max), {{ default_size }}) as max_len,
+         sum(true_count) as true_count_merged, sum(false_count) as false_count_merged,
+         sum(value_sum) / nullif(sum(value_count), 0) as mean,
+         {#- greatest() skips NULLs: keep NULL for columns without values. -#}
+         if(sum(value_m2) is null, null,
+            sqrt(greatest(sum(value_m2) + if({{ is_table }} = 1, sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2)), 0), 0)
+                 / nullif(sum(value_count) - 1, 0))) as stddev
+         {%- if with_sketch_statistics %},
+         kll_merge_agg_double(quantile_sketch) filter (where {{ merge }}) as kll, sum(value_count) as n,
+         least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true) filter (where {{ merge }})), sum(value_count)) as ndv,
+         {#- The sketch counts NULL as an item; a column without top values has no sketch to combine. -#}
+         if(count(top_values_sketch) > 0, {{ dbt_analyze._top_values_sql(data_types, dbt_analyze._var('dbt_analyze_top_k_tracked') | int,
+                                                                         dbt_analyze._var('dbt_analyze_top_k') | int + 1, merge) }}, null) as top
+         {%- endif %}
+  from prepared
+  group by {{ group_by }}
+  {%- endset -%}
+  {{ return(sql) }}
+{% endmacro %}
+
+{#- The rows to write, from the merged groups (in statistics_history's columns): a table row ('')
+    also when there is no state at all (an empty or never scanned table), from this_run alone; a
+    table's column row only when every partition has a state of it. -#}
+{% macro _statistics_rows_sql(plan, run_id, with_sketch_statistics) %}
+  {%- set partitioned = plan.table.partition_columns | length > 0 -%}
+  {%- set run = dbt_analyze._quote_literal(run_id) -%}
+  {%- set carries_state = 'm.is_table = 0' if partitioned else 'true' -%}
+  {%- set column_row = "coalesce(m.column_name, '') <> ''" -%}
+  {%- set table_row = "coalesce(m.column_name, '') = '' and coalesce(m.is_table, 1) = 1" -%}
+  {%- set values = {
+        'run_id': run, 'table_schema': dbt_analyze._quote_literal(plan.table.schema), 'table_name': dbt_analyze._quote_literal(plan.table.identifier),
+        'partition_spec': "coalesce(m.partition_spec, '')", 'column_name': "coalesce(m.column_name, '')", 'data_type': 'm.data_type',
+        'row_count': "case when " ~ column_row ~ " then null when coalesce(m.is_table, 1) = 1 then if(coalesce(m.partitions_analyzed, 0) = d.partition_count, coalesce(m.row_count, 0), null) else m.row_count end",
+        'size_bytes': "case when " ~ column_row ~ " then null when " ~ table_row ~ " then d.listed_size_bytes else m.size_bytes end",
+        'file_count': "case when " ~ column_row ~ " then null when " ~ table_row ~ " then d.listed_file_count else m.file_count end",
+        'partition_count': 'if(' ~ table_row ~ ', d.partition_count, null)' if partitioned else 'cast(null as bigint)',
+        'partitions_analyzed': 'coalesce(m.partitions_analyzed, 0)',
+        'sampled': 'coalesce(m.sampled, false)',
+        'collected_at': 'if(coalesce(m.is_table, 1) = 1, d.now, m.state_collected_at)',
+        'partition_runs': ('if(' ~ table_row ~ ', coalesce(m.partition_runs, map()), null)') if partitioned else ('if(' ~ table_row ~ ", map('', " ~ run ~ '), null)'),
+        'true_count': 'm.true_count_merged', 'false_count': 'm.false_count_merged',
+      } -%}
+  {%- set types = [] -%}
+  {%- for column in plan.table.data_columns -%}
+    {%- do types.extend([dbt_analyze._quote_literal(column.name), dbt_analyze._quote_literal(column.data_type)]) -%}
+  {%- endfor -%}
+  {%- do values.update({'column_types': 'if(' ~ table_row ~ ', map(' ~ types | join(', ') ~ '), null)'}) -%}
+  {%- for column in ['null_count', 'distinct_count', 'min_value', 'max_value', 'avg_len', 'max_len', 'mean', 'stddev'] -%}
+    {%- do values.update({column: 'm.' ~ column}) -%}
+  {%- endfor -%}
+  {%- if with_sketch_statistics -%}
+    {%- do values.update({'quantiles': 'quantiles', 'histogram': 'histogram', 'top_values': 'top_values'}) -%}
+  {%- endif -%}
+  {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] -%}
+    {%- do values.update({'state_' ~ column: 'if(' ~ carries_state ~ ', m.first_' ~ column ~ ', null)'}) -%}
+  {%- endfor -%}
+  {%- set columns = [] -%}
+  {%- for column, type in dbt_analyze._storage_columns('statistics_history') -%}
+    {%- do columns.append('cast(' ~ values.get(column, 'null') ~ ' as ' ~ type ~ ') as ' ~ column) -%}
+  {%- endfor -%}
+  {%- set sql -%}
+  select {{ columns | join(',
+         ') }}
+  from {{ dbt_analyze._sketch_arrays_sql(plan, with_sketch_statistics) if with_sketch_statistics else '(select d.*, m.* from this_run d left join merged m on true)' }} m
+  cross join this_run d
+  where (coalesce(m.is_table, 1) = 1 or m.partition_spec <> '')
+    and (m.column_name is null or m.column_name = '' or m.is_table = 0 or m.partitions_analyzed = d.partition_count)
+  {%- endset -%}
+  {{ return(sql) }}
+{% endmacro %}
+
+{#- The merged rows with their quantiles, histogram bins and top values as arrays. Histograms are
+    equi-height bins, Spark CBO style: num_bins bins whose bounds are the KLL quantiles at i/num_bins,
+    each holding rows/num_bins rows. A bin's distinct count is estimated without a scan from the
+    column's NDV (HLL) and a 10x finer quantile grid. Other than integers and dates: the NDV shared
+    out in proportion to the distinct grid points in the bin (exact while the column has fewer
+    distinct values than the grid). Integers and dates: each bin has its distinct grid points; the
+    NDV beyond them goes first to bins with 3x more rows than the W values of (lower, upper] (full:
+    all W), then to the others in proportion to how many more values they would hold if their rows
+    fell at random on their W values (W (1 - exp(-rows / W))): the sparse bins of a skewed column's
+    tail get more than its dense ones. Capped by the bin's rows and W. Partition histograms are many
+    rows: only when asked (dbt_analyze_partition_histograms). -#}
+{% macro _sketch_arrays_sql(plan, with_sketch_statistics) %}
+  {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
+  {%- set num_bins = dbt_analyze._var('dbt_analyze_histogram_bins') | int -%}
+  {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
+  {%- set top_k = dbt_analyze._var('dbt_analyze_top_k') | int -%}
+  {%- set bin_ranks = [] -%}
+  {%- for i in range(num_bins + 1) -%}{%- do bin_ranks.append(i / num_bins) -%}{%- endfor -%}
+  {%- set fine_ranks = [] -%}
+  {%- for i in range(10 * num_bins + 1) -%}{%- do fine_ranks.append(i / (10 * num_bins)) -%}{%- endfor -%}
+  {%- set integral_like = [] -%}
+  {%- for data_type in data_types | unique if dbt_analyze._type_category(data_type) in ('integral', 'date') -%}
+    {%- do integral_like.append(dbt_analyze._quote_literal(data_type)) -%}
+  {%- endfor -%}
+  {%- set domain = ('if(data_type in (' ~ integral_like | join(', ') ~ '), bounds[i + 1] - bounds[i] + if(i = 0, 1, 0), null)') if integral_like else 'cast(null as double)' -%}
+  {%- set histograms_for = 'true' if dbt_analyze._var('dbt_analyze_partition_histograms') else 'is_table = 1' -%}
+  {%- set sql -%}
+  (select *,
+          if(q_values is null, null, transform({{ dbt_analyze._ranks_sql(quantiles) }},
+                                               (q, i) -> named_struct('quantile', q, 'value', {{ dbt_analyze._render_by_type_sql('q_values[i]', data_types) }}))) as quantiles,
+          transform(bins, b -> named_struct('bin', b.bin, 'lower_bound', {{ dbt_analyze._render_by_type_sql('b.lower', data_types) }},
+                                            'upper_bound', {{ dbt_analyze._render_by_type_sql('b.upper', data_types) }}, 'row_count', bin_rows,
+            {#- Capped by the bin's rows and, for integers and dates, its W values. -#}
+            'distinct_count', cast(greatest(1, least(
+              if(b.domain is null, round(ndv * b.grid_points / grid_distinct),
+                 b.grid_points + round(b.full_excess * least(1, beyond_grid / nullif(full_total, 0))
+                                       + greatest(beyond_grid - full_total, 0) * coalesce(b.open_excess / nullif(open_total, 0), 0))),
+              ceil(bin_rows), if(b.domain is null, 1e18, greatest(b.domain, 1)))) as bigint))) as histogram,
+          transform(slice(array_sort(filter(top, v -> v.item is not null),
+                                     (l, r) -> case when l.count > r.count then -1 when l.count < r.count then 1
+                                                    when l.item < r.item then -1 when l.item > r.item then 1 else 0 end), 1, {{ top_k }}),
+                    (v, i) -> named_struct('rank', i + 1, 'value', v.item, 'frequency', v.count)) as top_values
+   from (
+     select *, aggregate(bins, cast(0 as double), (total, b) -> total + b.full_excess) as full_total,
+            aggregate(bins, cast(0 as double), (total, b) -> total + b.open_excess) as open_total
+     from (
+       {#- Integers and dates: W, the count of values in (lower, upper]; the values beyond the grid
+           points that the bin's rows would fill at random; a bin with 3x more rows than values is
+           full (95% for random rows), and served first. -#}
+       select *, transform(excess_bins, b -> named_struct('bin', b.bin, 'lower', b.lower, 'upper', b.upper, 'grid_points', b.grid_points, 'domain', b.domain,
+                                                   'full_excess', if(bin_rows >= 3 * b.domain, b.excess, 0), 'open_excess', if(bin_rows >= 3 * b.domain, 0, b.excess))) as bins
+       from (
+         select *, transform(grid_bins, b -> named_struct('bin', b.bin, 'lower', b.lower, 'upper', b.upper, 'grid_points', b.grid_points, 'domain', b.domain,
+                  'excess', greatest(if(b.domain > 0, b.domain * (1 - exp(-bin_rows / b.domain)), 0) - b.grid_points, 0))) as excess_bins
+         from (
+           select *, size(array_distinct(grid)) as grid_distinct, greatest(ndv - size(array_distinct(grid)), 0) as beyond_grid, n / {{ num_bins }} as bin_rows,
+                  {#- The grid's points 10*bin .. 10*bin+10 are the quantiles between this bin's bounds. -#}
+                  if(bounds is null, null, transform(sequence(0, {{ num_bins - 1 }}), i -> named_struct('bin', i, 'lower', bounds[i], 'upper', bounds[i + 1],
+                    'grid_points', size(array_distinct(filter(slice(grid, 10 * i + 1, 11), x -> x > bounds[i] or i = 0))),
+                    'domain', {{ domain }}))) as grid_bins
+           from (
+             select *, if(sketch is null, null, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(quantiles) }})) as q_values,
+                    if(sketch is not null and {{ histograms_for }}, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(bin_ranks) }}), null) as bounds,
+                    if(sketch is not null and {{ histograms_for }}, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(fine_ranks) }}), null) as grid
+             from (
+               {#- A sketch only where it has values (every reader refuses an empty one), and a table's
+                   only when every partition has a state of the column. -#}
+               select d.*, m.*, if(m.kll is not null and kll_sketch_get_n_double(m.kll) > 0
+                                   and (m.is_table = 0 or m.partitions_analyzed = d.partition_count), m.kll, null) as sketch
+               from this_run d left join merged m on true
+             )
+           )
+         )
+       )
+     )
+   ))
+  {%- endset -%}
+  {{ return(sql) }}
 {% endmacro %}
 
 {#- This run's numbers as a one-row relation `this_run` (partition_count, listed_size_bytes,
@@ -73,7 +284,8 @@
     {%- if category == 'string' and not dbt_analyze._collation(data_type) -%}
       {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ agg ~ '(' ~ field ~ ')') -%}
     {%- elif category == 'timestamp' -%}
-      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(' ~ agg ~ '(' ~ dbt_analyze._timestamp_from_state_sql(field) ~ ') as string)') -%}
+      {#- As an instant (the views render it in the reader's zone: _rendered_sql). -#}
+      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ dbt_analyze._timestamp_state_sql(agg ~ '(' ~ dbt_analyze._timestamp_from_state_sql(field) ~ ')')) -%}
     {%- elif category in dbt_analyze._ordered_categories() -%}
       {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(' ~ agg ~ '(try_cast(' ~ field ~ ' as ' ~ data_type ~ ')) as string)') -%}
     {%- endif -%}
@@ -89,76 +301,3 @@
   {{ return('case data_type ' ~ branches | join(' ') ~ ' end' if branches else 'cast(null as bigint)') }}
 {% endmacro %}
 
-{% macro _merge_sql(plan, run_id, states) %}
-  {%- set table = plan.table -%}
-  {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
-  {%- set partitioned = plan.table.partition_columns | length > 0 -%}
-  {%- set grouping = 'grouping sets ((partition_spec, column_name, data_type), (column_name, data_type))' if partitioned
-                     else 'column_name, data_type' -%}
-  {%- set spec = "coalesce(partition_spec, '')" if partitioned else "''" -%}
-  {%- set is_table = 'grouping(partition_spec) = 1' if partitioned else 'true' -%}
-  {%- set run = dbt_analyze._quote_literal(run_id) ~ ' as run_id, ' ~ dbt_analyze._quote_literal(table.schema) ~ ' as table_schema, ' ~ dbt_analyze._quote_literal(table.identifier) ~ ' as table_name' -%}
-  {%- set default_size = dbt_analyze._default_size_sql(data_types) -%}
-
-  {#- Table rows: each partition's own state, and the table ('') as the sum of all of them. The
-      table's size and file count come from today's listing; its row count only when every
-      partition has a state. -#}
-  {%- set table_sql -%}
-  insert into {{ dbt_analyze._storage_relation('table_statistics_history') }}
-  {%- if partitioned %}
-  select {{ run }}, partition_spec, row_count, size_bytes, file_count, null, 1, sample_rows is not null, collected_at, run_id
-  from {{ states }} where column_name = ''
-  union all
-  {%- endif %}
-  select {{ run }}, '', if(a.partitions_analyzed = this_run.partition_count, a.row_count, null),
-         this_run.listed_size_bytes, this_run.listed_file_count, {{ 'this_run.partition_count' if partitioned else 'null' }},
-         a.partitions_analyzed, a.sampled, this_run.now, {{ dbt_analyze._quote_literal(run_id) }}
-  from (select count(*) as partitions_analyzed, coalesce(sum(row_count), 0) as row_count,
-               coalesce(bool_or(sample_rows is not null), false) as sampled
-        from {{ states }} where column_name = '') a
-  cross join {{ dbt_analyze._this_run_sql(plan) }}
-  {%- endset -%}
-
-  {#- Column rows. Exact statistics add up; NDV is the union of HLL sketches; min/max are compared
-      as values of the column's type; the stddev is pooled from per-partition means and M2. -#}
-  {%- set column_sql -%}
-  insert into {{ dbt_analyze._storage_relation('column_statistics_history') }}
-  select {{ dbt_analyze._storage_columns('column_statistics_history') | map('first') | join(', ') }}
-  from (
-    select {{ run }}, {{ spec }} as partition_spec, column_name, data_type,
-           sum(row_count) - sum(value_count) as null_count,
-           {#- Sampled states: Haas and Stokes' Duj1, D = n d / (n - f1 + f1 n / N), from the sample's
-               non-null rows n, its distinct values d (HLL) and singletons f1, and the rows N it stands for. -#}
-           case when count(ndv_sketch) = 0 then null
-                when max(sample_rows) is null then least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true)), sum(value_count))
-                else cast(round(least(greatest(
-                  sum(sample_values) * hll_sketch_estimate(hll_union_agg(ndv_sketch, true))
-                  / nullif(sum(sample_values) - sum(coalesce(singletons, 0)) + sum(coalesce(singletons, 0)) * sum(sample_values) / nullif(sum(value_count), 0), 0),
-                  hll_sketch_estimate(hll_union_agg(ndv_sketch, true))), sum(value_count))) as bigint) end as distinct_count,
-           {{ dbt_analyze._typed_extreme_sql('min', 'min_value', data_types) }} as min_value,
-           {{ dbt_analyze._typed_extreme_sql('max', 'max_value', data_types) }} as max_value,
-           coalesce(sum(len_sum) / nullif(sum(value_count), 0), {{ default_size }}) as avg_len,
-           coalesce(max(len_max), {{ default_size }}) as max_len,
-           sum(true_count) as true_count, sum(false_count) as false_count,
-           sum(value_sum) / nullif(sum(value_count), 0) as mean,
-           {#- greatest() skips NULLs: keep NULL for columns without values. -#}
-           if(sum(value_m2) is null, null,
-              sqrt(greatest(sum(value_m2) + if({{ is_table }}, sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2)), 0), 0)
-                   / nullif(sum(value_count) - 1, 0))) as stddev,
-           count(*) as partitions_analyzed,
-           coalesce(bool_or(sample_rows is not null), false) as sampled,
-           if({{ is_table }}, max(this_run.now), max(collected_at)) as collected_at,
-           if({{ is_table }}, {{ dbt_analyze._quote_literal(run_id) }}, max(run_id)) as state_run_id,
-           {{ is_table }} as _is_table, max(this_run.partition_count) as _partition_count
-    from (
-      select *, sum(value_sum) over (partition by column_name) / nullif(sum(value_count) over (partition by column_name), 0) as table_mean,
-             if(sample_rows is null, value_count, value_count * sample_rows / nullif(row_count, 0)) as sample_values
-      from {{ states }} where column_name <> ''
-    ) cross join {{ dbt_analyze._this_run_sql(plan) }}
-    group by {{ grouping }}
-  )
-  {#- A table row only when every partition has a state of the column. -#}
-  where not _is_table or partitions_analyzed = _partition_count
-  {%- endset -%}
-  {{ return([table_sql, column_sql]) }}
-{% endmacro %}

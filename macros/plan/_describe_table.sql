@@ -41,20 +41,26 @@
   {%- if name.ephemeral -%}
     {{ dbt_analyze._fail(run, "model '" ~ request.relation ~ "' is ephemeral: it is inlined into the models that use it and has no table to analyze") }}
   {%- endif -%}
-  {#- Names as the catalog spells them (Spark's is case-insensitive and keeps them in lower case),
+  {#- One DESCRIBE; only when it fails, what is missing is looked up, for the message. Names come
+      back as the catalog spells them (Spark's is case-insensitive and keeps them in lower case),
       so that statistics of analytics.Orders and of analytics.orders are one table's. -#}
-  {%- set found = namespace(schema=dbt_analyze._find_schema(name.schema), identifier=none) -%}
-  {%- if found.schema is none -%}
-    {{ dbt_analyze._fail(run, "unknown schema '" ~ name.schema ~ "' (table " ~ name.schema ~ "." ~ name.identifier ~ ")") }}
+  {%- set quoted = dbt_analyze._quote_relation(name.schema, name.identifier) -%}
+  {%- set described = adapter.dbt_analyze_query_rows('describe table extended ' ~ quoted) if adapter.dbt_analyze_query_rows is defined else none -%}
+  {%- if described is none or described.get('error') is not none -%}
+    {%- set found = namespace(schema=dbt_analyze._find_schema(name.schema), identifier=none) -%}
+    {%- if found.schema is none -%}
+      {{ dbt_analyze._fail(run, "unknown schema '" ~ name.schema ~ "' (table " ~ name.schema ~ "." ~ name.identifier ~ ")") }}
+    {%- endif -%}
+    {%- set tables = run_query('show tables in ' ~ dbt_analyze._quote_identifier(found.schema)) -%}
+    {%- for value in tables.columns[1].values() if value | lower == name.identifier | lower -%}{%- set found.identifier = value -%}{%- endfor -%}
+    {%- if found.identifier is none -%}
+      {{ dbt_analyze._fail(run, "unknown table " ~ name.schema ~ "." ~ name.identifier) }}
+    {%- endif -%}
+    {%- set quoted = dbt_analyze._quote_relation(found.schema, found.identifier) -%}
+    {%- set described = {'rows': run_query('describe table extended ' ~ quoted).rows} -%}
   {%- endif -%}
-  {%- set tables = run_query('show tables in ' ~ dbt_analyze._quote_identifier(found.schema)) -%}
-  {%- for value in tables.columns[1].values() if value | lower == name.identifier | lower -%}{%- set found.identifier = value -%}{%- endfor -%}
-  {%- if found.identifier is none -%}
-    {{ dbt_analyze._fail(run, "unknown table " ~ name.schema ~ "." ~ name.identifier) }}
-  {%- endif -%}
-
-  {%- set quoted = dbt_analyze._quote_relation(found.schema, found.identifier) -%}
-  {%- set rows = run_query('describe table extended ' ~ quoted) -%}
+  {%- set rows = described.rows -%}
+  {%- set found = namespace(schema=name.schema, identifier=name.identifier) -%}
   {%- set info = {'schema': found.schema, 'identifier': found.identifier, 'quoted': quoted,
                   'columns': [], 'partition_columns': [], 'location': none, 'type': none} -%}
   {%- set st = namespace(section='columns') -%}
@@ -71,8 +77,13 @@
       {%- do info.partition_columns.append(key) -%}
     {%- elif st.section == 'details' and key | lower in ('location', 'type') -%}
       {%- do info.update({key | lower: value}) -%}
+    {%- elif st.section == 'details' and key in ('Database', 'Table') -%}
+      {%- do info.update({'schema' if key == 'Database' else 'identifier': value}) -%}
     {%- endif -%}
   {%- endfor -%}
+  {%- do info.update({'quoted': dbt_analyze._quote_relation(info.schema, info.identifier)}) -%}
+  {%- set found.schema = info.schema -%}
+  {%- set found.identifier = info.identifier -%}
   {%- if (info.type or '') | upper == 'VIEW' -%}
     {{ dbt_analyze._fail(run, "" ~ found.schema ~ "." ~ found.identifier ~ " is a view; views hold no data of their own to analyze (analyze the tables it reads)") }}
   {%- endif -%}

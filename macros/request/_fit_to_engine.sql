@@ -1,8 +1,14 @@
 {#- The sketch functions differ by engine: hll_sketch_agg since Spark 3.5 (Databricks Runtime
-    13.3), kll_sketch_agg_double and approx_top_k_accumulate since Spark 4.1 (Databricks Runtime
-    18). Asked once per run (SHOW FUNCTIONS, no data read); a request for full sketches on an
-    engine without KLL or top-k runs with basic sketches and says so; without HLL it stops. -#}
+    18). Asked once per dbt process (SHOW FUNCTIONS, no data read); a request for full sketches on
+    an engine without KLL or top-k runs with basic sketches and says so; without HLL it stops. -#}
 {% macro _engine_sketch_functions() %}
+  {%- if adapter.dbt_analyze_once is defined -%}
+    {{ return(adapter.dbt_analyze_once('sketch_functions', dbt_analyze._query_sketch_functions)) }}
+  {%- endif -%}
+  {{ return(dbt_analyze._query_sketch_functions()) }}
+{% endmacro %}
+
+{% macro _query_sketch_functions() %}
   {%- set wanted = ['hll_sketch_agg', 'kll_sketch_agg_double', 'approx_top_k_accumulate'] -%}
   {%- set found = run_query("show functions like '" ~ wanted | join('|') ~ "'").columns[0].values() | map('lower') | list -%}
   {%- set available = [] -%}

@@ -8,12 +8,16 @@
                  "partition_columns": ["day"],
                  "rows": {"partition_states": [...], "table_statistics_history": [...], ...}}]}
 
-  partition_states: the current state of every partition and column (newest of a succeeded run);
-  *_history: the rows of the table's latest succeeded run.
+  partition_states: the current state of every partition and column; *_history: the table's
+  current statistics (its table rows and its partitions' rows), in the columns of those views.
 -#}
 {% macro _document_format() %}{{ return({'format': 'dbt_analyze.statistics', 'version': 1}) }}{% endmacro %}
 
-{% macro _document_kinds() %}{{ return(['partition_states'] + dbt_analyze._history_tables()) }}{% endmacro %}
+{% macro _document_kinds() %}
+  {%- set kinds = ['partition_states'] -%}
+  {%- for kind in dbt_analyze._statistics_kinds() -%}{%- do kinds.append(kind ~ '_history') -%}{%- endfor -%}
+  {{ return(kinds) }}
+{% endmacro %}
 
 {#- JSON options that keep microseconds (to_json's default drops them); from_json's parse mode. -#}
 {% macro _json_options_sql(mode=none) %}
@@ -32,24 +36,14 @@
 
 {% macro _table_document(plan) %}
   {%- set table = plan.table -%}
-  {%- set run_id = dbt_analyze._latest_run_id(table) -%}
   {%- set columns = {} -%}
   {%- for column in table.data_columns -%}{%- do columns.update({column.name: column.data_type}) -%}{%- endfor -%}
   {%- set document = {'schema': table.schema, 'table': table.identifier, 'columns': columns,
                       'partition_columns': table.partition_columns, 'rows': {}} -%}
-  {%- set names = dbt_analyze._storage_columns('partition_states') | map('first') | list -%}
-  {%- set select_states = [] -%}
-  {%- for name in names -%}
-    {%- do select_states.append(dbt_analyze._quote_literal(table.schema) ~ ' as table_schema' if name == 'table_schema'
-                                else dbt_analyze._quote_literal(table.identifier) ~ ' as table_name' if name == 'table_name' else name) -%}
-  {%- endfor -%}
+  {%- set current = '(' ~ dbt_analyze._current_rows_sql(none, table) ~ ')' -%}
   {%- for kind in dbt_analyze._document_kinds() -%}
-    {%- if kind == 'partition_states' -%}
-      {%- set source = 'select ' ~ select_states | join(', ') ~ ' from (' ~ dbt_analyze._current_states_sql(plan, '', with_sketches=true) ~ ')' -%}
-    {%- else -%}
-      {%- set source = 'select * from ' ~ dbt_analyze._storage_relation(kind) ~ ' where run_id = ' ~ dbt_analyze._quote_literal(run_id)
-                       ~ ' and table_schema = ' ~ dbt_analyze._quote_literal(table.schema) ~ ' and table_name = ' ~ dbt_analyze._quote_literal(table.identifier) -%}
-    {%- endif -%}
+    {%- set source = dbt_analyze._partition_states_sql(current ~ ' c') if kind == 'partition_states'
+                     else dbt_analyze._statistics_view_sql(kind[:-8], 'select * from ' ~ current ~ ' c') -%}
     {%- do document.rows.update({kind: dbt_analyze._json_rows(source, sorted=true)}) -%}
   {%- endfor -%}
   {{ return(document) }}

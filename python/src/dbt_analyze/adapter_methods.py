@@ -15,14 +15,19 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   False elsewhere, and the macros run them one by one. With ``missing_paths`` (file listings), a
   statement that Spark stops at a path that does not exist returns ``{"missing_path": path}``
   instead, on any connection; ``settings`` are Spark SQL settings of each statement, for it alone.
-- ``dbt_analyze_cache_view(view, select_sql)``: ``select_sql``'s rows cached as the temporary
-  view ``view``, made from a DataFrame (session connections); False elsewhere, and the macros
-  run ``CACHE TABLE view AS select_sql``.
+- ``dbt_analyze_query_rows(sql)``: runs ``sql``; ``{"rows": [...]}``, or ``{"error": ...}`` with the
+  Spark error that stopped it (a probe whose failure is an answer: a table that is not there).
+- ``dbt_analyze_statements()``: how many Spark statements this dbt thread has sent (a run records
+  its own count).
 - ``dbt_analyze_one_at_a_time(key, macro, *args)``: ``macro(*args)`` while no other dbt thread of
   this process runs a macro under the same key (first use of the statistics tables).
 - ``dbt_analyze_query_error(sql)``: runs ``sql``; '' or the Spark error that stopped it.
 - ``dbt_analyze_first_time(key)``: True only the first time this process asks with ``key`` (a
   hint said once per dbt invocation, not once per model).
+- ``dbt_analyze_may_hold_old_files(schema, table)``: whether Spark may scan the table through a file
+  list it kept (a session whose catalog caches the table's relation; any Thrift connection).
+- ``dbt_analyze_once(key, macro)``: ``macro()``'s result, computed once per process and ``key``
+  (facts of the engine that a process does not see change, as its sketch functions).
 - ``dbt_analyze_is_session()``: whether the connection is dbt-spark's in-process session, one
   Spark session for all dbt threads (a Thrift connection is a Spark session of its own).
 
@@ -165,6 +170,9 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
 
         at_once = f" at once with {len(statements) - 1} other statement(s)" if len(statements) > 1 else ""
 
+        for _ in statements:
+            count_statement()  # in the calling thread, whose run counts them
+
         def run(sql: str, own_settings: dict[str, Any]) -> list[tuple]:
             logger.debug(f"dbt_analyze: running{at_once}:\n{sql}")
             return [tuple(row) for row in (_session_with(spark, own_settings) if own_settings else spark).sql(sql).collect()]
@@ -238,27 +246,30 @@ def dbt_analyze_query_error(adapter: Any, sql: str) -> str:
     return ""
 
 
-def dbt_analyze_cache_view(adapter: Any, view: str, select_sql: str) -> bool:
-    """Caches ``select_sql``'s rows as the temporary view ``view`` (a quoted name), as
-    ``CACHE TABLE view AS select_sql`` would, but made from a DataFrame: Spark keeps such a view's
-    analyzed plan. A view made in SQL keeps its text, which Spark analyzes again in every
-    statement that reads the view: for a merge's current states about 0.1 s each time, and a
-    merge reads them seven or eight times. False (nothing done) when the connection is not a session."""
-    from dbt_analyze.session_submission import is_session
-
-    if not is_session(adapter):
-        return False
-    from dbt.adapters.events.logging import AdapterLogger
-    from pyspark.sql import SparkSession
-
-    spark = SparkSession.builder.getOrCreate()
-    AdapterLogger("dbt_analyze").debug(f"dbt_analyze: caching as {view}:\n{select_sql}")
+def dbt_analyze_query_rows(adapter: Any, sql: str) -> dict[str, Any]:
+    """Runs ``sql`` through dbt's connection: ``{"rows": [...]}``, or ``{"error": line}`` when Spark
+    refuses it, so that a macro can take a missing table for an answer in one statement."""
     try:
-        spark.sql(select_sql).createOrReplaceTempView(view)
-        spark.sql(f"cache table {view}")
-    except Exception as error:  # noqa: BLE001 - reported as dbt reports a failed statement
-        raise _statement_error(error, select_sql) from error
-    return True
+        _, table = adapter.execute(sql, fetch=True)
+    except Exception as error:  # noqa: BLE001 - the error is the answer
+        return {"error": spark_error_line(error)}
+    return {"rows": [tuple(row) for row in table.rows]}
+
+
+_SENT = threading.local()
+
+
+def count_statement() -> None:
+    _SENT.count = getattr(_SENT, "count", 0) + 1
+
+
+def dbt_analyze_statements(adapter: Any) -> int:
+    """Spark statements sent by this thread so far: dbt's own (``add_query``) and the library's.
+
+    >>> before = dbt_analyze_statements(None); count_statement(); dbt_analyze_statements(None) - before
+    1
+    """
+    return getattr(_SENT, "count", 0)
 
 
 _LOCKS: dict[str, threading.RLock] = {}
@@ -277,6 +288,38 @@ def dbt_analyze_one_at_a_time(adapter: Any, key: str, macro: Any, *args: Any) ->
         lock = _LOCKS.setdefault(key, threading.RLock())
     with lock:
         return macro(*args)
+
+
+def dbt_analyze_may_hold_old_files(adapter: Any, schema: str, table: str) -> bool:
+    """False only when dbt-spark's session has no file list of the table: its catalog caches a
+    table's relation, with its files, from the first read until a write or REFRESH TABLE. A scan
+    then lists the files anew, and a REFRESH TABLE before it would be a statement for nothing."""
+    from dbt_analyze.session_submission import is_session
+
+    if not is_session(adapter):
+        return True
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.getOrCreate()
+    key = spark._jvm.org.apache.spark.sql.catalyst.QualifiedTableName("spark_catalog", schema.lower(), table.lower())
+    return spark._jsparkSession.sessionState().catalog().getCachedTable(key) is not None
+
+
+_ONCE: dict[str, Any] = {}
+
+
+def dbt_analyze_once(adapter: Any, key: str, macro: Any) -> Any:
+    """``macro()`` the first time this process asks with ``key``; its result after.
+
+    >>> dbt_analyze_once(None, "example", lambda: [1]), dbt_analyze_once(None, "example", lambda: [2])
+    ([1], [1])
+    """
+    with _LOCKS_LOCK:
+        lock = _LOCKS.setdefault("once:" + key, threading.RLock())
+    with lock:
+        if key not in _ONCE:
+            _ONCE[key] = macro()
+        return _ONCE[key]
 
 
 _ASKED: set[str] = set()
@@ -301,8 +344,9 @@ def dbt_analyze_is_session(adapter: Any) -> bool:
 
 
 METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text, dbt_analyze_estimate_statistics,
-           dbt_analyze_run_concurrently, dbt_analyze_cache_view, dbt_analyze_one_at_a_time, dbt_analyze_first_time,
-           dbt_analyze_query_error, dbt_analyze_is_session)
+           dbt_analyze_run_concurrently, dbt_analyze_query_rows, dbt_analyze_statements, dbt_analyze_one_at_a_time,
+           dbt_analyze_first_time, dbt_analyze_once, dbt_analyze_may_hold_old_files, dbt_analyze_query_error,
+           dbt_analyze_is_session)
 
 
 def register() -> bool:
@@ -313,6 +357,23 @@ def register() -> bool:
         return False
     for method in METHODS:
         setattr(SparkAdapter, method.__name__, method)
+    _count_dbt_statements()
     # dbt's macro context exposes only the adapter methods listed when the class was created.
     SparkAdapter._available_ = SparkAdapter._available_ | {method.__name__ for method in METHODS}
     return True
+
+
+def _count_dbt_statements() -> None:
+    """Counts every statement dbt's connection sends (``run_query``, ``adapter.execute``)."""
+    from dbt.adapters.spark.connections import SparkConnectionManager
+
+    if getattr(SparkConnectionManager.add_query, "_dbt_analyze_counts", False):
+        return
+    add_query = SparkConnectionManager.add_query
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        count_statement()
+        return add_query(self, *args, **kwargs)
+
+    counted._dbt_analyze_counts = True  # type: ignore[attr-defined]
+    SparkConnectionManager.add_query = counted

@@ -1,0 +1,146 @@
+"""What one run costs against Spark's own ANALYZE, side by side in one warm session (issue #40).
+
+    make bench-cost            # SCALE=1: the figures of BENCHMARKS.md, "A run's cost"
+
+Each figure times whole runs as a post-hook runs them (every statement: storage check, describe,
+listing, states, the one write, events), interleaved round by round with the step it is compared
+with, inside one dbt process (bench_interleaved, integration_tests/macros/bench_helpers.sql):
+- small: a 1,000-row, 8-column unpartitioned table, full runs against Spark's ANALYZE ... FOR ALL COLUMNS;
+- basic: the mixed 2M-row table (SCALE x), sketches basic, against Spark's ANALYZE;
+- full: the same with every sketch, against Spark's ANALYZE with histograms;
+- incremental: 31 partitions of 100,000 rows; a full run against a run after one new partition;
+- many partitions: 2,000 daily partitions; a run after one new day.
+Medians of the rounds; the statements each run sent (analyze_runs.statements) beside them.
+Results: bench/out/run_cost.json and the section of BENCHMARKS.md between its markers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "integration_tests" / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import datasets  # noqa: E402
+from bench import MIXED  # noqa: E402
+from conftest import HOME, new_spark_session, run_dbt  # noqa: E402
+
+SPARK_ANALYZE = "analyze table {} compute statistics for all columns"
+
+
+def interleaved(steps: list[dict], rounds: int) -> dict:
+    result = run_dbt("run-operation", "bench_interleaved", "--args", json.dumps({"steps": steps, "rounds": rounds}))
+    if not result.success:
+        raise RuntimeError(result.error)
+    line = next(m for m in result.messages if m.startswith("BENCH: "))
+    timings = json.loads(line[len("BENCH: "):])
+    return {name: {"seconds": statistics.median(t["ms"]) / 1000, "runs": [ms / 1000 for ms in t["ms"]],
+                   "statements": statistics.median(t["statements"])} for name, t in timings.items()}
+
+
+def new_partition(table: str, select: str, rows: int) -> str:
+    """An insert of a partition after the table's last one (the same statement every round)."""
+    return f"insert into {table} select {select}, (select max(part) + 1 from {table}) as part from range({rows})"
+
+
+def ours(relation: str, **options) -> dict:
+    return {"relation": relation, "columns": "all", **options}
+
+
+def measure(spark, scale: float, rounds: int) -> dict:
+    report = {}
+
+    def step(name: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {name}", flush=True)
+
+    step("small table")
+    small = datasets.create(spark, "cost_small", MIXED, 1000)
+    report["small"] = interleaved([{"name": "ours", "analyze": ours(small, full=True)},
+                                   {"name": "spark", "sql": SPARK_ANALYZE.format(small)}], rounds + 2)
+
+    step("mixed table, basic and full")
+    mixed = datasets.create(spark, "cost_mixed", MIXED, int(2_000_000 * scale))
+    report["basic"] = interleaved([{"name": "ours", "analyze": ours(mixed, full=True, sketches="basic")},
+                                   {"name": "spark", "sql": SPARK_ANALYZE.format(mixed)}], rounds)
+    spark.conf.set("spark.sql.statistics.histogram.enabled", "true")  # the session dbt shares
+    try:
+        report["full"] = interleaved([{"name": "ours", "analyze": ours(mixed, full=True)},
+                                      {"name": "spark", "sql": SPARK_ANALYZE.format(mixed)}], rounds)
+    finally:
+        spark.conf.set("spark.sql.statistics.histogram.enabled", "false")
+
+    step("incremental: 31 partitions of 100,000 rows")
+    per_partition = int(100_000 * scale)
+    parts = datasets.create(spark, "cost_parts", MIXED, per_partition * 31, partitions=31)
+    select = ", ".join(f"{expression} as {column}" for column, expression in MIXED.items())
+    report["incremental"] = interleaved([{"name": "full", "analyze": ours(parts, full=True)},
+                                         {"name": "incremental", "before": new_partition(parts, select, per_partition), "analyze": ours(parts)}],
+                                        rounds)
+
+    step("2,000 daily partitions")
+    days = datasets.create(spark, "cost_days", {"v": "id", "label": "cast(id % 13 as string)"}, 20_000, partitions=2000)
+    interleaved([{"name": "first", "analyze": ours(days)}], 1)
+    report["many_partitions"] = interleaved([{"name": "new_day", "before": new_partition(days, "id, cast(id % 13 as string)", 10),
+                                              "analyze": ours(days)}], rounds)["new_day"]
+    return report
+
+
+def markdown(report: dict, options) -> str:
+    small, basic, full, inc = report["small"], report["basic"], report["full"], report["incremental"]
+    lines = [
+        "<!-- run_cost:start -->",
+        f"## A run's cost (issue #40; `make bench-cost SCALE={options.scale:g}`, {report['date']}, medians of {options.rounds} rounds, interleaved)",
+        "",
+        "Whole runs as a post-hook runs them (every statement), timed inside one dbt process beside Spark's own ANALYZE of the same table.",
+        "",
+        "| figure | ours (s) | statements | compared with (s) | ratio | goal |",
+        "|---|---:|---:|---:|---:|---:|",
+        f"| small: 1,000 rows x 8 columns, full run | {small['ours']['seconds']:.2f} | {small['ours']['statements']:g} | Spark's ANALYZE {small['spark']['seconds']:.2f} "
+        f"| {small['ours']['seconds'] / small['spark']['seconds']:.2f}x | 1.5x |",
+        f"| basic: mixed {report['mixed_rows']:,} rows | {basic['ours']['seconds']:.2f} | {basic['ours']['statements']:g} | Spark's ANALYZE {basic['spark']['seconds']:.2f} "
+        f"| {basic['ours']['seconds'] / basic['spark']['seconds']:.2f}x | 1.0x |",
+        f"| full: mixed {report['mixed_rows']:,} rows | {full['ours']['seconds']:.2f} | {full['ours']['statements']:g} | Spark's ANALYZE with histograms {full['spark']['seconds']:.2f} "
+        f"| {full['ours']['seconds'] / full['spark']['seconds']:.2f}x | 0.75x (#41) |",
+        f"| incremental: 1 new partition of 31 | {inc['incremental']['seconds']:.2f} | {inc['incremental']['statements']:g} | full run {inc['full']['seconds']:.2f} "
+        f"| {inc['incremental']['seconds'] / inc['full']['seconds']:.2f}x | 0.1x |",
+        f"| many partitions: 1 new day of 2,000 | {report['many_partitions']['seconds']:.2f} | {report['many_partitions']['statements']:g} | | | 2.5 s |",
+        "",
+        "<!-- run_cost:end -->",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    options = parser.parse_args()
+    HOME.mkdir(parents=True, exist_ok=True)
+    options.out.mkdir(parents=True, exist_ok=True)
+    spark = new_spark_session(HOME, **{"spark.driver.memory": "4g"})
+    assert run_dbt("deps").success
+    spark.sql("create database if not exists analytics")
+    spark.sql("drop database if exists analytics_stats cascade")
+    report = measure(spark, options.scale, options.rounds)
+    report.update({"date": time.strftime("%Y-%m-%d"), "scale": options.scale, "mixed_rows": int(2_000_000 * options.scale)})
+    (options.out / "run_cost.json").write_text(json.dumps(report, indent=1))
+    section = markdown(report, options)
+    path = ROOT / "BENCHMARKS.md"
+    text = path.read_text()
+    if "<!-- run_cost:start -->" in text:
+        text = text[:text.index("<!-- run_cost:start -->")] + section + text[text.index("<!-- run_cost:end -->") + len("<!-- run_cost:end -->"):]
+    else:
+        text = text.rstrip() + "\n\n" + section + "\n"
+    path.write_text(text)
+    print(section)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+{#-
+  What a run scans, once its plan has the table's listing and current states: the columns (the
+  requested ones and every column that already has statistics: a rescanned partition's state
+  replaces the old one whole, so no column's statistics go stale) and the partitions (the selected
+  ones that are new or changed, by the file listing; all of them with full; none with noscan).
+  Sets plan.scan_columns, plan.sketches, plan.scan_everything; returns {to_scan, skipped, dropped,
+  changed: the selected partitions whose files (or states' columns) changed}.
+-#}
+{% macro _choose_scan(plan, states, request) %}
+  {%- set scan_columns = [] -%}
+  {%- set stated = {} -%}
+  {%- for spec, state in states.items() if spec in plan.all_partitions -%}{%- do stated.update(state.columns) -%}{%- endfor -%}
+  {%- for column in plan.table.data_columns if column in plan.columns or stated.get(column.name) == column.data_type -%}
+    {%- do scan_columns.append(column) -%}
+  {%- endfor -%}
+  {%- set status = dbt_analyze._partition_status(plan, states, scan_columns, request.sketches) -%}
+  {%- set choice = {'to_scan': [], 'skipped': [], 'dropped': [], 'changed': []} -%}
+  {%- for spec in plan.selected_partitions -%}
+    {%- do choice[('skipped' if request.noscan or (status[spec] == 'fresh' and not request.full) else 'to_scan')].append(spec) -%}
+    {%- if status[spec] != 'fresh' and not request.noscan -%}{%- do choice.changed.append(spec) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- for spec, value in status.items() if value == 'dropped' -%}{%- do choice.dropped.append(spec) -%}{%- endfor -%}
+  {%- do plan.update({'scan_columns': scan_columns, 'sketches': request.sketches,
+                      'scan_everything': choice.to_scan | length == plan.all_partitions | length}) -%}
+  {{ return(choice) }}
+{% endmacro %}
+
+{#- What changed in the columns of the table's partitions since their states were taken, as
+    sentences for the log and the run's notes. States of a dropped or retyped column are never
+    merged with new ones: the merge reads only states whose column type is today's. -#}
+{% macro _schema_changes(plan, states) %}
+  {%- set types = {} -%}
+  {%- for column in plan.table.data_columns -%}{%- do types.update({column.name: column.data_type}) -%}{%- endfor -%}
+  {%- set stored = {} -%}
+  {%- for spec, state in states.items() if spec in plan.all_partitions -%}
+    {%- for column, data_type in state.columns.items() if types.get(column) != data_type -%}
+      {%- do stored.setdefault(column, []).append(data_type) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- set changes = [] -%}
+  {%- for column, old_types in stored | dictsort -%}
+    {%- if column not in types -%}
+      {%- do changes.append("column '" ~ column ~ "' was dropped: its statistics are left out") -%}
+    {%- else -%}
+      {%- do changes.append("column '" ~ column ~ "' changed type from " ~ old_types | unique | join(', ') ~ ' to ' ~ types[column]
+                            ~ ': statistics of the old type (' ~ old_types | length ~ ' partition state(s)) are not merged with new ones') -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(changes) }}
+{% endmacro %}
+
+{#- {spec: fresh | stale | new | dropped} for every partition of the table, and for partitions
+    that are gone but still counted in the table's current statistics: fresh
+    when the partition's files (count, sizes, newest modification) are those its state was taken
+    from and the state covers `columns` with their current types (and the sketches asked for). -#}
+{% macro _partition_status(plan, states, columns, sketches='basic') %}
+  {%- set status = {} -%}
+  {%- for spec in plan.all_partitions -%}
+    {%- set state = states.get(spec) -%}
+    {%- set files = plan.listing.get(spec, {'file_count': 0, 'size_bytes': 0, 'modified_at': none}) -%}
+    {%- if state is none or state.fingerprint is none -%}
+      {%- do status.update({spec: 'new'}) -%}
+    {%- else -%}
+      {%- set st = namespace(fresh=state.fingerprint == [files.file_count, files.size_bytes, files.modified_at]
+                                  and (sketches == 'basic' or state.sketches == 'full')) -%}
+      {%- for column in columns if state.columns.get(column.name) != column.data_type -%}{%- set st.fresh = false -%}{%- endfor -%}
+      {%- do status.update({spec: 'fresh' if st.fresh else 'stale'}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {#- Partitions the current statistics count that are gone: dropped (once a run has merged the
+      table without them, they are history, and the table is not stale for them again). -#}
+  {%- for spec in states.keys() if spec not in plan.all_partitions -%}{%- do status.update({spec: 'dropped'}) -%}{%- endfor -%}
+  {{ return(status) }}
+{% endmacro %}
+
+{#- Which partitions to sample and how much: {sample: {spec: fraction}, exact_rows: {spec: rows},
+    singletons: {spec: {column: f1}}}. Row counts stay exact: they come from a count(*), which
+    Parquet answers from file footers. Partitions smaller than the sample are scanned whole. -#}
+{% macro _plan_sample(plan, specs, sample) %}
+  {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
+  {#- The spec is named: dbt reads a column without a name (an unpartitioned table's spec '') as None. -#}
+  {%- set counts = run_query('select ' ~ spec_sql ~ ' as partition_spec, count(1) from ' ~ plan.table.quoted ~ ' ' ~ dbt_analyze._scan_filter_sql(plan, specs, none)
+                             ~ dbt_analyze._group_by_partitions_sql(plan.table)) -%}
+  {%- set exact_rows = {} -%}
+  {%- set fractions = {} -%}
+  {%- for row in counts -%}
+    {%- set rows = row[1] | int -%}
+    {%- set fraction = (sample.percent / 100.0) if 'percent' in sample else (sample.rows / rows if rows else 1.0) -%}
+    {%- do exact_rows.update({row[0]: rows}) -%}
+    {%- if fraction < 1.0 -%}{%- do fractions.update({row[0]: fraction}) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- set result = {'sample': fractions, 'exact_rows': exact_rows, 'singletons': {}} -%}
+  {%- if fractions -%}
+    {%- set sql = dbt_analyze._singletons_query_sql(plan, specs, fractions) -%}
+    {%- for row in (run_query(sql) if sql else []) if row[0] in fractions -%}
+      {%- do result.singletons.setdefault(row[0], {}).update({row[1]: row[2] | int}) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return(result) }}
+{% endmacro %}
+
+{% macro _group_by_partitions_sql(table) %}
+  {%- set columns = [] -%}
+  {%- for column in table.partition_columns -%}{%- do columns.append(dbt_analyze._quote_identifier(column)) -%}{%- endfor -%}
+  {{ return(' group by ' ~ columns | join(', ') if columns else '') }}
+{% endmacro %}

@@ -1,0 +1,68 @@
+{#- The file listings and the current states of planned tables, from two queries at once (both
+    only read; partitions kept elsewhere are listed after). Sets each plan's listing and returns,
+    in the plans' order, the states each table's current statistics count, without sketches:
+    {spec: {fingerprint, columns: {name: data_type}, sketches, collected_at, run_id}} (run_id: the
+    run whose row holds the state), also of partitions dropped since. -#}
+{% macro _read_listings_and_states(plans, run) %}
+  {%- set tables = plans | map(attribute='table') | list -%}
+  {%- set states_sql = dbt_analyze._current_states_read_sql(tables, run) -%}
+  {%- set results = dbt_analyze._run_listing(dbt_analyze._listing_branches(tables), [states_sql] if states_sql else []) -%}
+  {%- set listings = dbt_analyze._parse_listings(tables, results[0]) -%}
+  {%- do dbt_analyze._fit_listings_to_partitions(tables, plans | map(attribute='all_partitions') | list, listings) -%}
+  {%- for listing in listings -%}{%- do plans[loop.index0].update({'listing': listing}) -%}{%- endfor -%}
+  {{ return(dbt_analyze._parse_current_states(tables, results[1] if states_sql else [])) }}
+{% endmacro %}
+
+{#- The query of the current states of tables: the partitions that each table's latest succeeded
+    run maps (partition_runs), at the run that holds each one's row; none when there is nothing to read. -#}
+{% macro _current_states_read_sql(tables, run) %}
+  {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it, and
+      refreshed it: _refresh_storage; a dry run refreshes what it reads here). -#}
+  {%- if not tables or (run.dry_run and 'statistics_history' not in dbt_analyze._existing_tables(dbt_analyze._stats_schema())) -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- if run.dry_run -%}{%- do dbt_analyze._refresh_storage(['statistics_history', 'analyze_run_events']) -%}{%- endif -%}
+  {%- set filters = [] -%}
+  {%- set state_filters = [] -%}
+  {%- for table in tables -%}
+    {%- do filters.append('(' ~ dbt_analyze._table_where_sql(table) ~ ')') -%}
+    {%- do state_filters.append('(' ~ dbt_analyze._table_where_sql(table, 's.') ~ ')') -%}
+  {%- endfor -%}
+  {%- set history = dbt_analyze._storage_relation('statistics_history') -%}
+  {%- set sql -%}
+  select s.table_schema, s.table_name, s.partition_spec, s.column_name, s.data_type, s.state_file_count, s.state_size_bytes,
+         s.state_files_modified_at, s.state_sketches, cast(s.state_collected_at as string), s.run_id
+  from {{ history }} s
+  left semi join (
+    select t.table_schema, t.table_name, p.partition_spec, p.run_id
+    from {{ history }} t
+    left semi join (select table_schema, table_name, max_by(run_id, event_at) as run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }}
+                    where event = 'succeeded' and ({{ filters | join(' or ') }}) group by 1, 2) l
+      on t.run_id = l.run_id and t.table_schema = l.table_schema and t.table_name = l.table_name
+    lateral view explode(t.partition_runs) p as partition_spec, run_id
+    where ({{ filters | join(' or ') }}) and t.partition_spec = '' and t.column_name = ''
+  ) k on s.table_schema = k.table_schema and s.table_name = k.table_name and s.partition_spec = k.partition_spec and s.run_id = k.run_id
+  where ({{ state_filters | join(' or ') }}) and s.state_collected_at is not null
+  {%- endset -%}
+  {{ return(sql) }}
+{% endmacro %}
+
+{#- The states' rows as one dict per table (see _read_listings_and_states). -#}
+{% macro _parse_current_states(tables, rows) %}
+  {%- set found = [] -%}
+  {%- set position = {} -%}
+  {%- for table in tables -%}
+    {%- do found.append({}) -%}
+    {%- do position.update({tojson([table.schema, table.identifier]): loop.index0}) -%}
+  {%- endfor -%}
+  {%- for row in rows -%}
+    {%- set states = found[position[tojson([row[0], row[1]])]] -%}
+    {%- if row[2] not in states -%}{%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none, 'run_id': row[10]}}) -%}{%- endif -%}
+    {%- if row[3] == '' -%}
+      {%- do states[row[2]].update({'fingerprint': [row[5] | int, row[6] | int, row[7]], 'sketches': row[8], 'collected_at': row[9]}) -%}
+    {%- else -%}
+      {%- do states[row[2]].columns.update({row[3]: row[4]}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(found) }}
+{% endmacro %}
