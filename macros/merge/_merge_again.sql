@@ -10,10 +10,14 @@
   {%- set events = dbt_analyze._storage_relation('analyze_run_events') -%}
   {%- set st = namespace(run_id=run.run_id, done=false, own=none) -%}
   {%- for attempt in range(5) if not st.done -%}
-    {%- set found = run_query("select (select concat_ws(',', collect_list(run_id)) from " ~ events ~ " e where e.event = 'succeeded' and "
-                              ~ dbt_analyze._table_where_sql(table, 'e.') ~ ' and e.run_id <> ' ~ dbt_analyze._quote_literal(st.run_id)
-                              ~ ' and e.event_at >= (select max(event_at) from ' ~ events ~ ' where ' ~ dbt_analyze._table_where_sql(table)
-                              ~ ' and run_id = ' ~ dbt_analyze._quote_literal(st.run_id) ~ " and event = 'started')), own.* from (" ~ dbt_analyze._own_states_sql(table, run.run_id) ~ ') own')[0] -%}
+    {#- Joins, not scalar subqueries: Spark writes a scalar subquery's result (a timestamp here)
+        into the code it generates, compiled anew every run (see _this_run_sql). -#}
+    {%- set found = run_query("select o.others, own.* from (select concat_ws(',', collect_list(e.run_id)) as others from " ~ events ~ ' e'
+                              ~ ' cross join (select max(event_at) as at from ' ~ events ~ ' where ' ~ dbt_analyze._table_where_sql(table)
+                              ~ ' and run_id = ' ~ dbt_analyze._quote_literal(st.run_id) ~ " and event = 'started') mark"
+                              ~ " where e.event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table, 'e.') ~ ' and e.run_id <> '
+                              ~ dbt_analyze._quote_literal(st.run_id) ~ ' and e.event_at >= mark.at) o cross join ('
+                              ~ dbt_analyze._own_states_sql(table, run.run_id) ~ ') own')[0] -%}
     {%- if st.own is none -%}{%- set st.own = [found[1] | int, found[2] | int, found[3] | int] -%}{%- endif -%}
     {%- set others = found[0].split(',') if found[0] else [] -%}
     {%- if not others -%}
