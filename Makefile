@@ -66,6 +66,7 @@ bench: env java
 
 # A run's cost against Spark's own ANALYZE, side by side (BENCHMARKS.md, "A run's cost").
 bench-cost: env java
+	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/run_cost.py --scale $(SCALE)
 
 estimation: env java

@@ -40,7 +40,7 @@ import accuracy  # noqa: E402
 import datasets  # noqa: E402
 import estimation  # noqa: E402
 import plots  # noqa: E402
-from conftest import HOME, new_spark_session, run_dbt  # noqa: E402  (the tests' embedded Spark and in-process dbt)
+from conftest import run_dbt  # noqa: E402  (the tests' embedded Spark and in-process dbt)
 
 MIXED = {
     "id": "id",
@@ -139,10 +139,7 @@ def main() -> None:
     parser.add_argument("--accuracy-only", action="store_true",
                         help="measure the accuracy again on the tables of the last run (bench/out/results.json) and rewrite the report")
     options = parser.parse_args()
-    HOME.mkdir(parents=True, exist_ok=True)
-    options.out.mkdir(parents=True, exist_ok=True)
-    spark = new_spark_session(HOME, **{"spark.driver.memory": "4g"})
-    assert run_dbt("deps").success
+    spark = datasets.bench_session(options.out)
     if options.accuracy_only:
         report = json.loads((options.out / "results.json").read_text())
         options.scale = report["scale"]

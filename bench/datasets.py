@@ -80,3 +80,15 @@ def create_tpch(spark, scale_factor: float, directory: Path) -> dict[str, list[s
         frame.write.format("parquet").saveAsTable(f"analytics.tpch_{table}")
         tables[f"analytics.tpch_{table}"] = frame.columns
     return tables
+
+
+def bench_session(out: Path):
+    """The tests' embedded Spark (4 GB driver) with the integration project's packages installed,
+    and `out` created: what every benchmark starts from (callers put integration_tests/tests on sys.path)."""
+    from conftest import HOME, new_spark_session, run_dbt
+
+    HOME.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    spark = new_spark_session(HOME, **{"spark.driver.memory": "4g"})
+    assert run_dbt("deps").success
+    return spark

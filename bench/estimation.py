@@ -47,8 +47,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "integration_tests" / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
-from conftest import HOME, new_spark_session, run_dbt  # noqa: E402
+import datasets  # noqa: E402
+from conftest import run_dbt  # noqa: E402
 from dbt_analyze.estimate import histogram_equality_share, histogram_range_share  # noqa: E402
 
 COLUMNS = {
@@ -267,10 +269,7 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     options = parser.parse_args()
-    HOME.mkdir(parents=True, exist_ok=True)
-    options.out.mkdir(parents=True, exist_ok=True)
-    spark = new_spark_session(HOME, **{"spark.driver.memory": "4g"})
-    assert run_dbt("deps").success
+    spark = datasets.bench_session(options.out)
     write_report(measure(spark, int(1_000_000 * options.scale)), f"make estimation SCALE={options.scale:g}", options.out)
 
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import datasets  # noqa: E402
 from bench import MIXED  # noqa: E402
-from conftest import HOME, new_spark_session, run_dbt  # noqa: E402
+from conftest import run_dbt  # noqa: E402
 
 SPARK_ANALYZE = "analyze table {} compute statistics for all columns"
 
@@ -122,10 +122,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     options = parser.parse_args()
-    HOME.mkdir(parents=True, exist_ok=True)
-    options.out.mkdir(parents=True, exist_ok=True)
-    spark = new_spark_session(HOME, **{"spark.driver.memory": "4g"})
-    assert run_dbt("deps").success
+    spark = datasets.bench_session(options.out)
     spark.sql("create database if not exists analytics")
     spark.sql("drop database if exists analytics_stats cascade")
     report = measure(spark, options.scale, options.rounds)
