@@ -9,7 +9,10 @@ with, inside one dbt process (bench_interleaved, integration_tests/macros/bench_
 - basic: the mixed 2M-row table (SCALE x), sketches basic, against Spark's ANALYZE;
 - full: the same with every sketch, against Spark's ANALYZE with histograms;
 - incremental: 31 partitions of 100,000 rows; a full run against a run after one new partition;
-- many partitions: 2,000 daily partitions; a run after one new day.
+- many partitions: 2,000 daily partitions; a run after one new day;
+- project: `dbt build` of a dozen small table models (bench/cost_project) with no post-hook, with
+  Spark's ANALYZE as the post-hook, with analyze() and with analyze(sketches='basic'), builds
+  interleaved; what each hook adds is its build's median less the median build without a hook.
 Medians of the rounds; the statements each run sent (analyze_runs.statements) beside them.
 Results: bench/out/run_cost.json and the section of BENCHMARKS.md between its markers.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
@@ -49,8 +53,69 @@ def new_partition(table: str, select: str, rows: int) -> str:
     return f"insert into {table} select {select}, (select max(part) + 1 from {table}) as part from range({rows})"
 
 
+def statement_profile(relation: str) -> dict:
+    """Where one warm full run of `relation` spends its time: each Spark statement in order, timed
+    around the session's sql() (parse, analysis, planning; a command also runs) plus the collect()
+    that runs a query's job, and the rest of the run (Jinja and Python)."""
+    from pyspark.sql import DataFrame, SparkSession
+
+    statements, sql, collect = [], SparkSession.sql, DataFrame.collect
+
+    def timed_sql(self, text, *args, **kwargs):
+        started = time.perf_counter()
+        frame = sql(self, text, *args, **kwargs)
+        words = re.sub(r"/\*.*?\*/", " ", text, flags=re.S).split()
+        statements.append({"statement": " ".join(words[:4]), "seconds": time.perf_counter() - started})
+        return frame
+
+    def timed_collect(self):
+        started = time.perf_counter()
+        rows = collect(self)
+        if statements:
+            statements[-1]["seconds"] += time.perf_counter() - started
+        return rows
+
+    SparkSession.sql, DataFrame.collect = timed_sql, timed_collect
+    try:
+        run = interleaved([{"name": "ours", "analyze": ours(relation, full=True)}], 1)["ours"]
+    finally:
+        SparkSession.sql, DataFrame.collect = sql, collect
+    return {"seconds": run["seconds"], "statements": statements}
+
+
 def ours(relation: str, **options) -> dict:
     return {"relation": relation, "columns": "all", **options}
+
+
+PROJECT = ROOT / "bench" / "cost_project"
+HOOKS = ("none", "spark", "ours", "basic")
+
+
+def build_project(hook: str) -> float:
+    """Seconds of one `dbt build` of the dozen-model project with the given post-hook."""
+    from dbt.cli.main import dbtRunner
+
+    started = time.perf_counter()
+    result = dbtRunner().invoke(["build", "--quiet", "--vars", json.dumps({"cost_hook": hook}),
+                                 "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)])
+    if not result.success:
+        raise RuntimeError(f"dbt build with hook {hook} failed: {result.exception}")
+    return time.perf_counter() - started
+
+
+def measure_project(rounds: int) -> dict:
+    from dbt.cli.main import dbtRunner
+
+    assert dbtRunner().invoke(["deps", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)]).success
+    for hook in HOOKS:  # the first build of each kind creates its tables and compiles its classes
+        build_project(hook)
+    seconds = {hook: [] for hook in HOOKS}
+    for _ in range(rounds):
+        for hook in HOOKS:
+            seconds[hook].append(build_project(hook))
+    baseline = statistics.median(seconds["none"])
+    return {hook: {"seconds": statistics.median(runs), "runs": runs, "added": statistics.median(runs) - baseline}
+            for hook, runs in seconds.items()}
 
 
 def measure(spark, scale: float, rounds: int) -> dict:
@@ -63,6 +128,7 @@ def measure(spark, scale: float, rounds: int) -> dict:
     small = datasets.create(spark, "cost_small", MIXED, 1000)
     report["small"] = interleaved([{"name": "ours", "analyze": ours(small, full=True)},
                                    {"name": "spark", "sql": SPARK_ANALYZE.format(small)}], rounds + 2)
+    report["small_profile"] = statement_profile(small)
 
     step("mixed table, basic and full")
     mixed = datasets.create(spark, "cost_mixed", MIXED, int(2_000_000 * scale))
@@ -88,11 +154,13 @@ def measure(spark, scale: float, rounds: int) -> dict:
     interleaved([{"name": "first", "analyze": ours(days)}], 1)
     report["many_partitions"] = interleaved([{"name": "new_day", "before": new_partition(days, "id, cast(id % 13 as string)", 10),
                                               "analyze": ours(days)}], rounds)["new_day"]
+    step("a project of a dozen models")
+    report["project"] = measure_project(rounds)
     return report
 
 
 def markdown(report: dict, options) -> str:
-    small, basic, full, inc = report["small"], report["basic"], report["full"], report["incremental"]
+    small, basic, full, inc, project, profile = (report[key] for key in ("small", "basic", "full", "incremental", "project", "small_profile"))
     lines = [
         "<!-- run_cost:start -->",
         f"## A run's cost (issue #40; `make bench-cost SCALE={options.scale:g}`, {report['date']}, medians of {options.rounds} rounds, interleaved)",
@@ -110,6 +178,21 @@ def markdown(report: dict, options) -> str:
         f"| incremental: 1 new partition of 31 | {inc['incremental']['seconds']:.2f} | {inc['incremental']['statements']:g} | full run {inc['full']['seconds']:.2f} "
         f"| {inc['incremental']['seconds'] / inc['full']['seconds']:.2f}x | 0.1x |",
         f"| many partitions: 1 new day of 2,000 | {report['many_partitions']['seconds']:.2f} | {report['many_partitions']['statements']:g} | | | 2.5 s |",
+        f"| project: what `analyze()` adds to `dbt build` of 12 models | {project['ours']['added']:.2f} | | what Spark's ANALYZE hook adds {project['spark']['added']:.2f} "
+        f"| {project['ours']['added'] / project['spark']['added']:.2f}x | 1.5x |",
+        f"| project: what `analyze(sketches='basic')` adds | {project['basic']['added']:.2f} | | what Spark's ANALYZE hook adds {project['spark']['added']:.2f} "
+        f"| {project['basic']['added'] / project['spark']['added']:.2f}x | |",
+        "",
+        f"The project's builds (s): no hook {project['none']['seconds']:.2f}, Spark's ANALYZE {project['spark']['seconds']:.2f}, "
+        f"`analyze()` {project['ours']['seconds']:.2f}, `analyze(sketches='basic')` {project['basic']['seconds']:.2f}.",
+        "",
+        "Where a small table's full run spends its time (one warm run; each statement's own sql() and its job):",
+        "",
+        "| statement | s |",
+        "|---|---:|",
+        *(f"| `{entry['statement']}` | {entry['seconds']:.2f} |" for entry in profile["statements"]),
+        f"| the rest of the run: Jinja, Python, dbt | {profile['seconds'] - sum(e['seconds'] for e in profile['statements']):.2f} |",
+        f"| **the run** | **{profile['seconds']:.2f}** |",
         "",
         "<!-- run_cost:end -->",
     ]

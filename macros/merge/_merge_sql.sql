@@ -147,13 +147,13 @@
   {%- set values = {
         'run_id': run, 'table_schema': dbt_analyze._quote_literal(plan.table.schema), 'table_name': dbt_analyze._quote_literal(plan.table.identifier),
         'partition_spec': "coalesce(m.partition_spec, '')", 'column_name': "coalesce(m.column_name, '')", 'data_type': 'm.data_type',
-        'row_count': "case when " ~ column_row ~ " then null when coalesce(m.is_table, 1) = 1 then if(coalesce(m.partitions_analyzed, 0) = d.partition_count, coalesce(m.row_count, 0), null) else m.row_count end",
-        'size_bytes': "case when " ~ column_row ~ " then null when " ~ table_row ~ " then d.listed_size_bytes else m.size_bytes end",
-        'file_count': "case when " ~ column_row ~ " then null when " ~ table_row ~ " then d.listed_file_count else m.file_count end",
-        'partition_count': 'if(' ~ table_row ~ ', d.partition_count, null)' if partitioned else 'cast(null as bigint)',
+        'row_count': "case when " ~ column_row ~ " then null when coalesce(m.is_table, 1) = 1 then if(coalesce(m.partitions_analyzed, 0) = m.partition_count, coalesce(m.row_count, 0), null) else m.row_count end",
+        'size_bytes': "case when " ~ column_row ~ " then null when " ~ table_row ~ " then m.listed_size_bytes else m.size_bytes end",
+        'file_count': "case when " ~ column_row ~ " then null when " ~ table_row ~ " then m.listed_file_count else m.file_count end",
+        'partition_count': 'if(' ~ table_row ~ ', m.partition_count, null)' if partitioned else 'cast(null as bigint)',
         'partitions_analyzed': 'coalesce(m.partitions_analyzed, 0)',
         'sampled': 'coalesce(m.sampled, false)',
-        'collected_at': 'if(coalesce(m.is_table, 1) = 1, d.now, m.state_collected_at)',
+        'collected_at': 'if(coalesce(m.is_table, 1) = 1, m.now, m.state_collected_at)',
         'partition_runs': ('if(' ~ table_row ~ ', coalesce(m.partition_runs, map()), null)') if partitioned else ('if(' ~ table_row ~ ", map('', " ~ run ~ '), null)'),
         'true_count': 'm.true_count_merged', 'false_count': 'm.false_count_merged',
       } -%}
@@ -179,9 +179,8 @@
   select {{ columns | join(',
          ') }}
   from {{ dbt_analyze._sketch_arrays_sql(plan, with_sketch_statistics) if with_sketch_statistics else '(select d.*, m.* from this_run d left join merged m on true)' }} m
-  cross join this_run d
   where (coalesce(m.is_table, 1) = 1 or m.partition_spec <> '')
-    and (m.column_name is null or m.column_name = '' or m.is_table = 0 or m.partitions_analyzed = d.partition_count)
+    and (m.column_name is null or m.column_name = '' or m.is_table = 0 or m.partitions_analyzed = m.partition_count)
   {%- endset -%}
   {{ return(sql) }}
 {% endmacro %}

@@ -1,0 +1,11 @@
+{#- The post-hook the var cost_hook names: none, Spark's own ANALYZE, analyze(), or analyze(sketches='basic'). -#}
+{% macro cost_hook() %}
+  {%- set hook = var('cost_hook') -%}
+  {%- if hook == 'spark' -%}
+    analyze table {{ this }} compute statistics for all columns
+  {%- elif hook == 'ours' -%}
+    {{ dbt_analyze.analyze() }}
+  {%- elif hook == 'basic' -%}
+    {{ dbt_analyze.analyze(sketches='basic') }}
+  {%- endif -%}
+{% endmacro %}

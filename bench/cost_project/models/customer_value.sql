@@ -1,0 +1,1 @@
+select c.customer_id, c.country, coalesce(sum(t.total), 0) as lifetime_value from {{ ref('customers') }} c left join {{ ref('orders') }} o on o.customer_id = c.customer_id left join {{ ref('order_totals') }} t on t.order_id = o.order_id group by c.customer_id, c.country

@@ -1,0 +1,1 @@
+select id as customer_id, concat('customer ', id) as name, element_at(array('nl', 'de', 'fr', 'us'), cast(id % 4 as int) + 1) as country, date_add(date'2024-01-01', cast(id % 300 as int)) as signed_up from range(500)

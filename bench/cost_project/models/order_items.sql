@@ -1,0 +1,1 @@
+select id as item_id, cast(id % 2000 as bigint) as order_id, cast((id * 7) % 120 as bigint) as product_id, cast(1 + id % 4 as int) as quantity from range(5000)

@@ -1,0 +1,1 @@
+select id as order_id, cast(id % 500 as bigint) as customer_id, cast(id % 20 as bigint) as store_id, date_add(date'2024-01-01', cast(id % 365 as int)) as ordered_on, element_at(array('placed', 'shipped', 'returned'), cast(id % 3 as int) + 1) as status from range(2000)

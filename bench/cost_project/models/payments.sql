@@ -1,0 +1,1 @@
+select id as payment_id, cast(id % 2000 as bigint) as order_id, element_at(array('card', 'cash', 'voucher'), cast(id % 3 as int) + 1) as method, round((id * 13) % 400 + 0.5, 2) as amount from range(2200)

@@ -1,0 +1,1 @@
+select p.product_id, p.title, p.discontinued, coalesce(sum(i.quantity), 0) as units from {{ ref('products') }} p left join {{ ref('order_items') }} i on i.product_id = p.product_id group by p.product_id, p.title, p.discontinued
