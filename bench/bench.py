@@ -355,9 +355,9 @@ def markdown(report: dict, options) -> str:
               f"{seconds['ours_basic_merge']:.2f} s. The incremental run: plan {seconds['incremental_plan']:.2f} s, scan "
               f"{seconds['incremental_scan']:.2f} s, merge {seconds['incremental_merge']:.2f} s. DataSketches' `hll_sketch_agg` is "
               "a typed imperative aggregate: it costs more per row than Spark's HLL++ and takes the whole aggregate off Spark's "
-              "code-generated hash aggregation; the plan and merge steps are a fixed cost of about 25 statements per run "
-              "(describe, file listing, states, events, one write per statistics table), each a Spark job of 0.1–1 s even on "
-              "a few hundred rows, which is what keeps an incremental run above 0.1× of a full one on small partitions.", ""]
+              "code-generated hash aggregation. A run's other statements (storage check, describe, listing and states, "
+              "two events, a check for concurrent runs) and the compile of its one write are a fixed cost whatever the data: "
+              "`make bench-cost`, section \"A run's cost\".", ""]
     lines += ["## Datasets (single runs)", "",
               "| table | rows | columns | bare scan | Spark's ANALYZE | with histograms | ours basic | ours with sketches | "
               "ours with histograms | ours hist. / Spark's hist. |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
