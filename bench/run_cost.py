@@ -100,22 +100,25 @@ PROJECT = ROOT / "bench" / "cost_project"
 HOOKS = ("none", "spark", "ours", "basic")
 
 
-def build_project(hook: str) -> float:
-    """Seconds of one `dbt build` of the dozen-model project with the given post-hook."""
+def dbt_in_project(*args: str):
+    """A dbt command in bench/cost_project, in this process (so in the benchmark's warm session)."""
     from dbt.cli.main import dbtRunner
 
+    return dbtRunner().invoke([*args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)])
+
+
+def build_project(hook: str) -> float:
+    """Seconds of one `dbt build` of the dozen-model project with the given post-hook."""
     started = time.perf_counter()
-    result = dbtRunner().invoke(["build", "--quiet", "--vars", json.dumps({"cost_hook": hook}),
-                                 "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)])
+    result = dbt_in_project("build", "--quiet", "--vars", json.dumps({"cost_hook": hook}))
     if not result.success:
         raise RuntimeError(f"dbt build with hook {hook} failed: {result.exception}")
     return time.perf_counter() - started
 
 
 def measure_project(rounds: int) -> dict:
-    from dbt.cli.main import dbtRunner
-
-    assert dbtRunner().invoke(["deps", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)]).success
+    if not dbt_in_project("deps").success:
+        raise RuntimeError("dbt deps failed in bench/cost_project")
     for hook in HOOKS:  # the first build of each kind creates its tables and compiles its classes
         build_project(hook)
     seconds = {hook: [] for hook in HOOKS}
