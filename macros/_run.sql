@@ -1,14 +1,4 @@
-{#-
-  One run: request → plan → rewrite → scan → states → merge → tables, shared by the run-operation
-  (analyze_table) and the post-hook (analyze). Returns a summary dict. Its statements: the
-  storage's properties, the table's describe (and partitions), the listing and the current states
-  (at once), a `started` event, one INSERT that scans, merges and writes every statistic, a
-  `succeeded` event and a check for concurrent runs.
--#}
-{#-
-  One run: request → plan → rewrite → scan → states → merge → tables. Shared by the
-  run-operation (analyze_table) and the post-hook (analyze). Returns a summary dict.
--#}
+{#- A new run's id, its request as text for the events, and its start. -#}
 {% macro _new_run(args) %}
   {%- set now = modules.datetime.datetime.utcnow() -%}
   {%- set printable = {} -%}
@@ -20,6 +10,13 @@
              'request_text': tojson(printable), 'started': now, 'dry_run': dbt_analyze._as_bool(args.get('dry_run', false))}) }}
 {% endmacro %}
 
+{#-
+  One run: request → plan → rewrite → scan → states → merge → tables, shared by the run-operation
+  (analyze_table) and the post-hook (analyze). Returns a summary dict. Its statements: the
+  storage's properties, the table's describe (and partitions), the listing and the current states
+  (at once), a `started` event, one INSERT that scans, merges and writes every statistic, a
+  `succeeded` event and a check for concurrent runs.
+-#}
 {% macro _run_analyze(args) %}
   {%- set run = dbt_analyze._new_run(args) -%}
   {%- set request = dbt_analyze._fit_to_engine(dbt_analyze._build_request(args, run), run) -%}

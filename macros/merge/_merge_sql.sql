@@ -178,7 +178,7 @@
   {%- set sql -%}
   select {{ columns | join(',
          ') }}
-  from {{ dbt_analyze._sketch_arrays_sql(plan, with_sketch_statistics) if with_sketch_statistics else '(select d.*, m.* from this_run d left join merged m on true)' }} m
+  from {{ dbt_analyze._sketch_arrays_sql(plan) if with_sketch_statistics else '(select d.*, m.* from this_run d left join merged m on true)' }} m
   where (coalesce(m.is_table, 1) = 1 or m.partition_spec <> '')
     and (m.column_name is null or m.column_name = '' or m.is_table = 0 or m.partitions_analyzed = m.partition_count)
   {%- endset -%}
@@ -196,7 +196,7 @@
     fell at random on their W values (W (1 - exp(-rows / W))): the sparse bins of a skewed column's
     tail get more than its dense ones. Capped by the bin's rows and W. Partition histograms are many
     rows: only when asked (dbt_analyze_partition_histograms). -#}
-{% macro _sketch_arrays_sql(plan, with_sketch_statistics) %}
+{% macro _sketch_arrays_sql(plan) %}
   {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
   {%- set num_bins = dbt_analyze._var('dbt_analyze_histogram_bins') | int -%}
   {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
