@@ -10,7 +10,7 @@ export DBT_ANALYZE_LOG4J2 ?= $(CURDIR)/integration_tests/log4j2.properties
 DBT := cd integration_tests && ../$(BIN)/dbt
 SCALE ?= 1
 
-.PHONY: env java chromium demo test test-thrift bench bench-cost estimation clean
+.PHONY: env java chromium demo test test-thrift bench bench-cost bench-floor estimation clean
 
 env: $(VENV)/.installed
 
@@ -68,6 +68,10 @@ bench: env java
 bench-cost: env java
 	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/run_cost.py --scale $(SCALE)
+
+# Spark's floor under any run: the least statements a run needs, with pyspark alone (BENCHMARKS.md).
+bench-floor: env java
+	$(BIN)/python bench/spark_floor.py
 
 estimation: env java
 	$(BIN)/python bench/estimation.py --scale $(SCALE)
