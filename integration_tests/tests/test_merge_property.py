@@ -52,6 +52,11 @@ def test_merged_statistics_equal_one_scan(spark, dbt, data, parts, seed, spread)
     if exact["s_avglen"] is not None:
         assert abs(s["avg_len"] - exact["s_avglen"]) < 1e-9
     assert (b["true_count"], b["false_count"]) == (exact["b_true"], exact["b_false"])
+    # a boolean's top values are its merged counts, exact (no sketch), ranked by count, then value
+    top = rows(spark, """select rank, value, frequency from analytics_stats.column_top_values
+                         where table_name = 'merge_property' and partition_spec = '' and column_name = 'b' order by rank""")
+    counts = sorted([("true", exact["b_true"]), ("false", exact["b_false"])], key=lambda c: (-c[1], c[0]))
+    assert [(r["value"], r["frequency"]) for r in top] == [c for c in counts if c[1] > 0]
     if exact["v_mean"] is not None:
         assert abs(v["mean"] - exact["v_mean"]) <= 1e-9 * max(1, abs(exact["v_mean"]))
     if exact["v_sd"] is not None:

@@ -85,6 +85,13 @@ def test_string_min_max_and_boolean_counts(spark, all_types):
     assert all_types["c_string"]["avg_len"] == pytest.approx((5 + 9 + 0 + 5) / 4)
     assert all_types["c_boolean"]["true_count"] == 2
     assert all_types["c_boolean"]["false_count"] == 2
+    # A boolean's top values are those counts, exact, and its state carries no top-k sketch.
+    top = rows(spark, "select rank, value, frequency from analytics_stats.column_top_values"
+                      " where table_name = 'all_types' and column_name = 'c_boolean' order by rank")
+    assert [(r["rank"], r["value"], r["frequency"]) for r in top] == [(1, "false", 2), (2, "true", 2)]
+    sketches = rows(spark, "select top_values_sketch is null as none, ndv_sketch is null as no_ndv from analytics_stats.partition_states"
+                           " where table_name = 'all_types' and column_name = 'c_boolean'")
+    assert sketches and all(r["none"] and not r["no_ndv"] for r in sketches)
 
 
 def test_nan_infinity_and_complex_types(spark, all_types):

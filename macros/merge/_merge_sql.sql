@@ -223,7 +223,7 @@
                  b.grid_points + round(b.full_excess * least(1, beyond_grid / nullif(full_total, 0))
                                        + greatest(beyond_grid - full_total, 0) * coalesce(b.open_excess / nullif(open_total, 0), 0))),
               ceil(bin_rows), if(b.domain is null, 1e18, greatest(b.domain, 1)))) as bigint))) as histogram,
-          transform(slice(array_sort(filter(top, v -> v.item is not null),
+          transform(slice(array_sort(filter({{ dbt_analyze._top_items_sql(data_types) }}, v -> v.item is not null),
                                      (l, r) -> case when l.count > r.count then -1 when l.count < r.count then 1
                                                     when l.item < r.item then -1 when l.item > r.item then 1 else 0 end), 1, {{ top_k }}),
                     (v, i) -> named_struct('rank', i + 1, 'value', v.item, 'frequency', v.count)) as top_values
@@ -263,6 +263,18 @@
    ))
   {%- endset -%}
   {{ return(sql) }}
+{% endmacro %}
+
+{#- A merged row's top value candidates: the merged top-k sketch's (top), and a boolean's own true
+    and false counts, exact, also where older states of the column carry a sketch. -#}
+{% macro _top_items_sql(data_types) %}
+  {%- set booleans = [] -%}
+  {%- for data_type in data_types | unique if dbt_analyze._type_category(data_type) == 'boolean' -%}
+    {%- do booleans.append(dbt_analyze._quote_literal(data_type)) -%}
+  {%- endfor -%}
+  {%- if not booleans -%}{{ return('top') }}{%- endif -%}
+  {{ return('if(data_type in (' ~ booleans | join(', ') ~ "), filter(array(named_struct('item', 'true', 'count', true_count_merged),"
+            ~ " named_struct('item', 'false', 'count', false_count_merged)), v -> v.count > 0), top)") }}
 {% endmacro %}
 
 {#- This run's numbers as a one-row relation `this_run` (partition_count, listed_size_bytes,

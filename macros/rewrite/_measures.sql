@@ -6,7 +6,7 @@
   Every table-level statistic is derived from these fields (see merge/_merge_sql.sql).
 
   category  | count min/max len  true/false sum/m2 hll kll top-k
-  boolean   |   ✓     ✓           ✓                ✓         ✓
+  boolean   |   ✓     ✓           ✓                ✓         (its true/false counts, exact)
   integral, fractional, decimal
             |   ✓     ✓                    ✓      ✓   ✓    ✓
   date, timestamp, timestamp_ntz
@@ -189,7 +189,8 @@
     {{ return(dbt_analyze._quantile_input_sql(c, category)) }}
   {%- elif field == 'top_values_sketch' -%}
     {%- if category == 'timestamp' -%}{{ return(dbt_analyze._timestamp_state_sql(c)) }}{%- endif -%}
-    {{ return('cast(' ~ c ~ ' as string)' if category in dbt_analyze._ordered_categories() else none) }}
+    {#- A boolean's top values are its true and false counts (_top_items_sql). -#}
+    {{ return('cast(' ~ c ~ ' as string)' if category in dbt_analyze._ordered_categories() and category != 'boolean' else none) }}
   {%- endif -%}
   {{ return(none) }}
 {% endmacro %}
