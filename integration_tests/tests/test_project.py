@@ -214,7 +214,22 @@ def test_hybrid_histograms_list_common_values_apart(spark, dbt, built):
 def test_first_use_with_dbt_threads_creates_the_statistics_tables_once(spark, dbt, built):
     """dbt's threads share one process: on a fresh statistics schema the package's view models'
     pre-hooks and the models' post-hooks all find the storage missing at once; exactly one
-    creates it and the rest use it (no 'already exists' or 'cannot be found' failures)."""
+    creates it and the rest use it (no 'already exists' or 'cannot be found' failures), and no
+    ERROR line of pyspark's says the missing storage was not found (the session asks its catalog)."""
+    import logging
+
+    from pyspark.logger import PySparkLogger
+
+    class Kept(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__()
+            self.messages: list[str] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.messages.append(record.getMessage())
+
+    spark_errors, kept = PySparkLogger.getLogger("SQLQueryContextLogger"), Kept()
+    spark_errors.addHandler(kept)
     schema = "analytics_threads_stats"
     spark.sql(f"drop schema if exists {schema} cascade")
     try:
@@ -225,5 +240,7 @@ def test_first_use_with_dbt_threads_creates_the_statistics_tables_once(spark, db
         assert {"analyze_runs", "table_statistics", "column_statistics", "column_histograms", "table_staleness", "statistics_overview"} <= views
         analyzed = {r["table_name"] for r in rows(spark, f"select table_name from {schema}.table_statistics where partition_spec = ''")}
         assert analyzed == {"customers", "orders", "order_sizes"}
+        assert not [m for m in kept.messages if "TABLE_OR_VIEW_NOT_FOUND" in m]
     finally:
+        spark_errors.removeHandler(kept)
         spark.sql(f"drop schema if exists {schema} cascade")

@@ -40,7 +40,9 @@
     {%- else %}
     {{ dbt_analyze._merged_rows_sql(plan, 'column_name, data_type', "''", '1', with_sketch_statistics) }}
     {%- endif %}
-  )
+  ),
+  {#- The merged groups beside the run's numbers; a table row also when there is no state at all. -#}
+  run_rows as (select d.*, m.* from this_run d left join merged m on true)
   {{ dbt_analyze._statistics_rows_sql(plan, run_id, with_sketch_statistics) }}
   {%- endset -%}
   {{ return('insert into ' ~ dbt_analyze._storage_relation('statistics_history') ~ '\n' ~ sql) }}
@@ -178,7 +180,7 @@
   {%- set sql -%}
   select {{ columns | join(',
          ') }}
-  from {{ dbt_analyze._sketch_arrays_sql(plan) if with_sketch_statistics else '(select d.*, m.* from this_run d left join merged m on true)' }} m
+  from {{ dbt_analyze._sketch_arrays_sql(plan) if with_sketch_statistics else 'run_rows' }} m
   where (coalesce(m.is_table, 1) = 1 or m.partition_spec <> '')
     and (m.column_name is null or m.column_name = '' or m.is_table = 0 or m.partitions_analyzed = m.partition_count)
   {%- endset -%}
@@ -252,9 +254,9 @@
              from (
                {#- A sketch only where it has values (every reader refuses an empty one), and a table's
                    only when every partition has a state of the column. -#}
-               select d.*, m.*, if(m.kll is not null and kll_sketch_get_n_double(m.kll) > 0
-                                   and (m.is_table = 0 or m.partitions_analyzed = d.partition_count), m.kll, null) as sketch
-               from this_run d left join merged m on true
+               select *, if(kll is not null and kll_sketch_get_n_double(kll) > 0
+                            and (is_table = 0 or partitions_analyzed = partition_count), kll, null) as sketch
+               from run_rows
              )
            )
          )

@@ -201,6 +201,9 @@
 
 {#- The events table's properties, or none while it does not exist (or its schema). -#}
 {% macro _storage_properties() %}
+  {%- if adapter.dbt_analyze_table_exists is defined and adapter.dbt_analyze_table_exists(dbt_analyze._stats_schema(), 'analyze_run_events') == false -%}
+    {{ return(none) }}
+  {%- endif -%}
   {%- set sql = 'show tblproperties ' ~ dbt_analyze._storage_relation('analyze_run_events') -%}
   {%- set found = adapter.dbt_analyze_query_rows(sql) if adapter.dbt_analyze_query_rows is defined else none -%}
   {%- if found is none -%}

@@ -305,6 +305,19 @@ def dbt_analyze_may_hold_old_files(adapter: Any, schema: str, table: str) -> boo
     return spark._jsparkSession.sessionState().catalog().getCachedTable(key) is not None
 
 
+def dbt_analyze_table_exists(adapter: Any, schema: str, table: str) -> bool | None:
+    """Whether dbt-spark's session catalog has the table (no statement: a statement that fails
+    makes pyspark log an ERROR line, alarming on a first run where the answer is simply no); None
+    on other connections, which must ask with a statement."""
+    from dbt_analyze.session_submission import is_session
+
+    if not is_session(adapter):
+        return None
+    from pyspark.sql import SparkSession
+
+    return bool(SparkSession.builder.getOrCreate().catalog.tableExists(table, schema))
+
+
 _ONCE: dict[str, Any] = {}
 
 
@@ -346,7 +359,7 @@ def dbt_analyze_is_session(adapter: Any) -> bool:
 METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text, dbt_analyze_estimate_statistics,
            dbt_analyze_run_concurrently, dbt_analyze_query_rows, dbt_analyze_statements, dbt_analyze_one_at_a_time,
            dbt_analyze_first_time, dbt_analyze_once, dbt_analyze_may_hold_old_files, dbt_analyze_query_error,
-           dbt_analyze_is_session)
+           dbt_analyze_is_session, dbt_analyze_table_exists)
 
 
 def register() -> bool:
