@@ -258,14 +258,21 @@ def measure_accuracy(spark, datasets: dict) -> dict:
     return result
 
 
+KEPT_FROM = "<!-- run_cost:start -->"
+
+
 def write_report(report: dict, options) -> None:
     report["goals"] = goals(report)
     (options.out / "results.json").write_text(json.dumps(report, indent=2, default=str))
     plots.ratios([g for g in report["goals"] if " / " in g["name"]], options.out / "ratios.png")  # the time ratios
     plots.scaling(report["scaling"]["rows"], report["scaling"]["columns"], options.out / "scaling.png")
     plots.accuracy(report["accuracy"]["ndv"], options.out / "accuracy.png")
-    (ROOT / "BENCHMARKS.md").write_text(markdown(report, options))
-    print((ROOT / "BENCHMARKS.md").read_text())
+    path = ROOT / "BENCHMARKS.md"
+    # From the run-cost section on, the file is other scripts' sections and notes: kept as they are.
+    existing = path.read_text() if path.exists() else ""
+    kept = existing[existing.index(KEPT_FROM):] if KEPT_FROM in existing else ""
+    path.write_text(markdown(report, options).rstrip("\n") + ("\n\n" + kept if kept else "\n"))
+    print(path.read_text())
 
 
 def exponent(points: dict, series: str) -> float:
