@@ -53,6 +53,33 @@ def test_export_import_round_trips_and_stays_mergeable(exported):
     assert columns["s"]["distinct_count"] == "51" and columns["d"]["max_value"] == "2030-01-01"
 
 
+def test_states_whose_top_k_sketch_holds_text_are_scanned_again(spark, exported):
+    """States taken before the top-k sketch took numbers, dates and timestamps as they are hold
+    their items as text (as a document exported then does). Such a state is stale: the next run
+    scans its partition again and merges it with the others, whose top values count every row."""
+    path, _ = exported
+    document = json.loads(path.read_text())
+    state = next(r for r in document["tables"][0]["rows"]["partition_states"] if r["column_name"] == "d")
+    partition = state["partition_spec"].split("=")[1]
+    as_text = rows(spark, "select to_json(cast(approx_top_k_accumulate(cast(d as string), 256) as"
+                          " struct<sketch:binary,maxItemsTracked:int,itemDataType:string,itemDataTypeDDL:string>)) as sketch"
+                          f" from analytics.moved where p = {partition}")[0]["sketch"]
+    state["top_values_sketch"] = json.loads(as_text)
+    then = path.parent / "text_items.json"
+    then.write_text(json.dumps(document))
+    home = FRESH_HOME.parent / "transfer_text_items"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    code, output = dbt_steps(home, {"DBT_ANALYZE_HOME": str(home)}, {"sql": CREATE}, {"import_statistics": {"path": str(then)}},
+                             {"analyze_table": {"relation": "analytics.moved", "columns": "all"}},
+                             {"current": {"schema": "analytics", "table": "moved"}})
+    assert code == 0, output[-3000:]
+    assert "1 of 3 partition(s)" in output
+    top = {r["value"]: int(r["frequency"]) for r in printed_statistics(output)[0]["column_top_values"]
+           if r["column_name"] == "d" and r["partition_spec"] == ""}
+    assert top == {r["d"]: r["n"] for r in rows(spark, "select cast(d as string) as d, count(*) as n from analytics.moved group by 1")}
+
+
 def damaged_state(field: str, value):
     """A change to a document: one field of the partition states of column id."""
     def change(document: dict) -> None:

@@ -41,20 +41,34 @@
   {{ return('cast(split(' ~ dbt_analyze._quote_literal(literals | join(',')) ~ ", ',') as array<double>)") }}
 {% endmacro %}
 
-{#- The k most common values of the merged top-k sketches (a group's states are of one data type).
-    A state keeps its items as plain strings: the sketches of a collated column are read back
-    under its collation, so that values equal under it merge into one; a timestamp's items are
-    instants (_timestamp_state_sql), which the views render. -#}
+{#- The k most common values of the merged top-k sketches (a group's states are of one data type),
+    items as text: a timestamp's as its instant (_timestamp_state_sql), which the views render.
+    A state stores its sketch under a struct type of string items; the sketch is read back as the
+    type its items were taken as: a collated string's under its collation (so that values equal
+    under it merge into one), a number's, date's or timestamp's as the column's type. States taken
+    before the sketch took those as they are hold text items: they are left out of the merge (as a
+    basic state's missing sketch is), and their partitions are rescanned by the next run (_partition_status). -#}
 {% macro _top_values_sql(data_types, tracked, k, merge='true') %}
   {#- A NULL sketch fails the combine (Spark 4.3): FILTER skips them. -#}
   {%- set merged = 'approx_top_k_estimate(approx_top_k_combine(top_values_sketch, ' ~ tracked ~ ') filter (where top_values_sketch is not null and (' ~ merge ~ ')), ' ~ k ~ ')' -%}
   {%- set branches = [] -%}
   {%- for data_type in data_types | unique -%}
-    {%- if dbt_analyze._collation(data_type) -%}
-      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(approx_top_k_estimate(approx_top_k_combine(cast(top_values_sketch as '
-                             ~ dbt_analyze._top_values_sketch_type(data_type) ~ '), ' ~ tracked ~ ') filter (where top_values_sketch is not null and (' ~ merge ~ ')), ' ~ k ~ ') as array<struct<item:string,count:bigint>>)') -%}
+    {%- set category = dbt_analyze._type_category(data_type) -%}
+    {%- set native = category in dbt_analyze._native_top_k_categories() -%}
+    {%- if dbt_analyze._collation(data_type) or native -%}
+      {%- set estimate = 'approx_top_k_estimate(approx_top_k_combine(cast(top_values_sketch as ' ~ dbt_analyze._top_values_sketch_type(data_type) ~ '), '
+                         ~ tracked ~ ') filter (where top_values_sketch is not null and ' ~ ('not ' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' and ' if native else '')
+                         ~ '(' ~ merge ~ ')), ' ~ k ~ ')' -%}
+      {%- set as_text = ("transform(" ~ estimate ~ ", v -> named_struct('item', " ~ dbt_analyze._timestamp_state_sql('v.item') ~ ", 'count', v.count))")
+                        if category == 'timestamp' else 'cast(' ~ estimate ~ ' as array<struct<item:string,count:bigint>>)' -%}
+      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ as_text) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return('case data_type ' ~ branches | join(' ') ~ ' else ' ~ merged ~ ' end' if branches else merged) }}
+{% endmacro %}
+
+{#- Whether a stored top-k sketch (a state's struct) holds its items as text. -#}
+{% macro _text_items_sql(sketch) %}
+  {{ return('lower(' ~ sketch ~ ".itemDataTypeDDL) like 'item string%'") }}
 {% endmacro %}
 

@@ -52,7 +52,8 @@
 {#- {spec: fresh | stale | new | dropped} for every partition of the table, and for partitions
     that are gone but still counted in the table's current statistics: fresh
     when the partition's files (count, sizes, newest modification) are those its state was taken
-    from and the state covers `columns` with their current types (and the sketches asked for). -#}
+    from and the state covers `columns` with their current types (and the sketches asked for: a
+    number's, date's or timestamp's top-k sketch with items of its type, _top_values_sql). -#}
 {% macro _partition_status(plan, states, columns, sketches='basic') %}
   {%- set status = {} -%}
   {%- for spec in plan.all_partitions -%}
@@ -63,7 +64,11 @@
     {%- else -%}
       {%- set st = namespace(fresh=state.fingerprint == [files.file_count, files.size_bytes, files.modified_at]
                                   and (sketches == 'basic' or state.sketches == 'full')) -%}
-      {%- for column in columns if state.columns.get(column.name) != column.data_type -%}{%- set st.fresh = false -%}{%- endfor -%}
+      {%- for column in columns if state.columns.get(column.name) != column.data_type
+                                  or (sketches == 'full' and column.name in state.get('text_top_values', [])
+                                      and dbt_analyze._type_category(column.data_type) in dbt_analyze._native_top_k_categories()) -%}
+        {%- set st.fresh = false -%}
+      {%- endfor -%}
       {%- do status.update({spec: 'fresh' if st.fresh else 'stale'}) -%}
     {%- endif -%}
   {%- endfor -%}

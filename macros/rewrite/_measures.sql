@@ -170,8 +170,9 @@
     hll_sketch_agg takes INT, BIGINT, STRING and BINARY, and ignores empty strings and binaries:
     integral and temporal values go in as numbers (injective); every other type as its xxhash64
     (64-bit collisions are negligible next to the sketch's error). KLL takes the numeric image of an
-    ordered value. Top values are kept as strings so that every column's state has the same type
-    (a timestamp's as its instant).
+    ordered value. The top-k sketch takes numbers, dates and timestamps as they are (its items as
+    text cost it twice the time) and intervals as text; every state stores the sketch under one
+    struct type, of string items, which the merge reads back as the column's type (_top_values_sql).
     A collated string goes in as itself: the sketches hash and compare it under its collation (HLL
     gets it prefixed, since it ignores empty strings; a prefix keeps equality under every
     collation, trailing-space ones included). -#}
@@ -188,7 +189,7 @@
   {%- elif field == 'quantile_sketch' -%}
     {{ return(dbt_analyze._quantile_input_sql(c, category)) }}
   {%- elif field == 'top_values_sketch' -%}
-    {%- if category == 'timestamp' -%}{{ return(dbt_analyze._timestamp_state_sql(c)) }}{%- endif -%}
+    {%- if category in dbt_analyze._native_top_k_categories() -%}{{ return(c) }}{%- endif -%}
     {#- A boolean's top values are its true and false counts (_top_items_sql). -#}
     {{ return('cast(' ~ c ~ ' as string)' if category in dbt_analyze._ordered_categories() and category != 'boolean' else none) }}
   {%- endif -%}
@@ -207,6 +208,11 @@
     {{ return('approx_top_k_accumulate(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_top_k_tracked') | int) ~ ')') }}
   {%- endif -%}
   {{ return(none) }}
+{% endmacro %}
+
+{#- The categories whose values the top-k sketch takes as they are. -#}
+{% macro _native_top_k_categories() %}
+  {{ return(['integral', 'fractional', 'decimal', 'date', 'timestamp', 'timestamp_ntz']) }}
 {% endmacro %}
 
 {#- Numeric image of an ordered value for KLL (days for dates, microseconds for timestamps; a

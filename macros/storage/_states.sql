@@ -1,8 +1,9 @@
 {#- The file listings and the current states of planned tables, from two queries at once (both
     only read; partitions kept elsewhere are listed after). Sets each plan's listing and returns,
     in the plans' order, the states each table's current statistics count, without sketches:
-    {spec: {fingerprint, columns: {name: data_type}, sketches, collected_at, run_id}} (run_id: the
-    run whose row holds the state), also of partitions dropped since. -#}
+    {spec: {fingerprint, columns: {name: data_type}, sketches, collected_at, run_id, text_top_values:
+    the columns whose top-k sketch holds text items}} (run_id: the run whose row holds the state),
+    also of partitions dropped since. -#}
 {% macro _read_listings_and_states(plans, run) %}
   {%- set tables = plans | map(attribute='table') | list -%}
   {%- set states_sql = dbt_analyze._current_states_read_sql(tables, run) -%}
@@ -31,7 +32,8 @@
   {%- set history = dbt_analyze._storage_relation('statistics_history') -%}
   {%- set sql -%}
   select s.table_schema, s.table_name, s.partition_spec, s.column_name, s.data_type, s.state_file_count, s.state_size_bytes,
-         s.state_files_modified_at, s.state_sketches, cast(s.state_collected_at as string), s.run_id
+         s.state_files_modified_at, s.state_sketches, cast(s.state_collected_at as string), s.run_id,
+         {{ dbt_analyze._text_items_sql('s.state_top_values_sketch') }}
   from {{ history }} s
   left semi join (
     select t.table_schema, t.table_name, p.partition_spec, p.run_id
@@ -57,11 +59,14 @@
   {%- endfor -%}
   {%- for row in rows -%}
     {%- set states = found[position[tojson([row[0], row[1]])]] -%}
-    {%- if row[2] not in states -%}{%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none, 'run_id': row[10]}}) -%}{%- endif -%}
+    {%- if row[2] not in states -%}
+      {%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none, 'run_id': row[10], 'text_top_values': []}}) -%}
+    {%- endif -%}
     {%- if row[3] == '' -%}
       {%- do states[row[2]].update({'fingerprint': [row[5] | int, row[6] | int, row[7]], 'sketches': row[8], 'collected_at': row[9]}) -%}
     {%- else -%}
       {%- do states[row[2]].columns.update({row[3]: row[4]}) -%}
+      {%- if row[11] -%}{%- do states[row[2]].text_top_values.append(row[3]) -%}{%- endif -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(found) }}

@@ -70,8 +70,17 @@
   {%- set required = ['table_schema', 'table_name', 'partition_spec'] + (['column_name', 'row_count'] if kind == 'partition_states' else []) -%}
   {%- set checks = ["count(assert_true(" ~ required | join(' is not null and ') ~ " is not null, 'a row without its " ~ required | join(', ') ~ "'))"] -%}
   {%- if kind == 'partition_states' -%}
-    {%- do checks.extend(['sum(hll_sketch_estimate(ndv_sketch))', 'sum(kll_sketch_get_n_double(quantile_sketch))',
-                          'count(approx_top_k_estimate(top_values_sketch))']) -%}
+    {%- do checks.extend(['sum(hll_sketch_estimate(ndv_sketch))', 'sum(kll_sketch_get_n_double(quantile_sketch))']) -%}
+    {#- A top-k sketch is read as the merge reads it: as the column's type, unless it holds text (_top_values_sql). -#}
+    {%- set native = [] -%}
+    {%- for data_type in rows | map(attribute='data_type') | select | unique
+        if dbt_analyze._type_category(data_type) in dbt_analyze._native_top_k_categories() -%}
+      {%- do native.append(dbt_analyze._quote_literal(data_type)) -%}
+      {%- do checks.append('count(if(data_type = ' ~ native[-1] ~ ' and not ' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ', approx_top_k_estimate(cast(top_values_sketch as '
+                           ~ dbt_analyze._top_values_sketch_type(data_type) ~ ')), null))') -%}
+    {%- endfor -%}
+    {%- do checks.append('count(if(' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ (' or data_type not in (' ~ native | join(', ') ~ ')' if native else ' or true')
+                         ~ ', approx_top_k_estimate(top_values_sketch), null))') -%}
   {%- endif -%}
   {{ return('select ' ~ checks | join(', ') ~ ' from (' ~ dbt_analyze._document_rows_sql(kind, rows) ~ ')') }}
 {% endmacro %}
