@@ -38,20 +38,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import accuracy  # noqa: E402
 import datasets  # noqa: E402
+from datasets import MIXED  # noqa: E402
 import estimation  # noqa: E402
 import plots  # noqa: E402
 from conftest import run_dbt  # noqa: E402  (the tests' embedded Spark and in-process dbt)
 
-MIXED = {
-    "id": "id",
-    "n_int": "cast(id % 100000 as int)",
-    "n_double": "rand(1) * 1000",
-    "n_decimal": "cast(id % 10000 as decimal(12, 2)) / 7",
-    "s_text": "concat('customer-', cast(id % 500000 as string))",
-    "d_date": "date_add(date'2020-01-01', cast(id % 1500 as int))",
-    "t_time": "timestamp_seconds(1600000000 + id)",
-    "b_flag": "id % 3 = 0",
-}
 # the package's default k, read from where it is set
 KLL_K = int(re.search(r"'dbt_analyze_kll_k': (\d+)", (ROOT / "macros" / "_config.sql").read_text()).group(1))
 NUMERIC_CASTS = {"n_int": "int", "n_double": "double", "d_date": "date", "l_extendedprice": "decimal(15,2)",

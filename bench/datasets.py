@@ -40,6 +40,17 @@ SHAPES = {
     },
 }
 
+# The mixed table: one column of each common type (bench.py, run_cost.py, spark_floor.py).
+MIXED = {
+    "id": "id",
+    "n_int": "cast(id % 100000 as int)",
+    "n_double": "rand(1) * 1000",
+    "n_decimal": "cast(id % 10000 as decimal(12, 2)) / 7",
+    "s_text": "concat('customer-', cast(id % 500000 as string))",
+    "d_date": "date_add(date'2020-01-01', cast(id % 1500 as int))",
+    "t_time": "timestamp_seconds(1600000000 + id)",
+    "b_flag": "id % 3 = 0",
+}
 
 def wide_columns(count: int) -> dict[str, str]:
     """`count` columns cycling through int, double, string and date, each with its own values."""

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "integration_tests" / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import datasets  # noqa: E402
-from bench import MIXED  # noqa: E402
+from datasets import MIXED  # noqa: E402
 from conftest import run_dbt  # noqa: E402
 
 SPARK_ANALYZE = "analyze table {} compute statistics for all columns"
