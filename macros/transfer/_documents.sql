@@ -79,8 +79,8 @@
       {%- do checks.append('count(if(data_type = ' ~ native[-1] ~ ' and not ' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ', approx_top_k_estimate(cast(top_values_sketch as '
                            ~ dbt_analyze._top_values_sketch_type(data_type) ~ ')), null))') -%}
     {%- endfor -%}
-    {%- do checks.append('count(if(' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ (' or data_type not in (' ~ native | join(', ') ~ ')' if native else ' or true')
-                         ~ ', approx_top_k_estimate(top_values_sketch), null))') -%}
+    {%- set as_stored = ('(' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' or data_type not in (' ~ native | join(', ') ~ '))') if native else 'true' -%}
+    {%- do checks.append('count(if(' ~ as_stored ~ ', approx_top_k_estimate(top_values_sketch), null))') -%}
   {%- endif -%}
   {{ return('select ' ~ checks | join(', ') ~ ' from (' ~ dbt_analyze._document_rows_sql(kind, rows) ~ ')') }}
 {% endmacro %}
