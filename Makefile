@@ -10,7 +10,7 @@ export DBT_ANALYZE_LOG4J2 ?= $(CURDIR)/integration_tests/log4j2.properties
 DBT := cd integration_tests && ../$(BIN)/dbt
 SCALE ?= 1
 
-.PHONY: env java chromium demo test test-thrift bench bench-cost bench-floor estimation clean
+.PHONY: env java chromium demo test test-thrift bench bench-cost bench-floor bench-tests estimation clean
 
 env: $(VENV)/.installed
 
@@ -68,6 +68,11 @@ bench: env java
 bench-cost: env java
 	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/run_cost.py --scale $(SCALE)
+
+# Data tests from statistics against the same checks as SQL over the data, TPC-H SF 0.1 and 1 (BENCHMARKS.md).
+bench-tests: env java
+	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
+	$(BIN)/python bench/statistics_tests.py
 
 # Spark's floor under any run: the least statements a run needs, with pyspark alone (BENCHMARKS.md).
 bench-floor: env java

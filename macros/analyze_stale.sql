@@ -82,7 +82,11 @@
     {%- set run = dbt_analyze._new_run({'relation': relation}) -%}
     {%- do plans.append(dbt_analyze._plan_target(dbt_analyze._build_request({'relation': relation}, run), run)) -%}
   {%- endfor -%}
-  {%- set all_states = dbt_analyze._read_listings_and_states(plans, dbt_analyze._new_run({})) -%}
+  {{ return(dbt_analyze._statuses_of(plans, dbt_analyze._read_listings_and_states(plans, dbt_analyze._new_run({})))) }}
+{% endmacro %}
+
+{#- The statuses of _table_statuses, from planned tables (with their listings) and their states. -#}
+{% macro _statuses_of(plans, all_states) %}
   {%- set statuses = [] -%}
   {%- for plan in plans -%}
     {%- set states = all_states[loop.index0] -%}

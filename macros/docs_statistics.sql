@@ -3,8 +3,9 @@
 
   The current table-level statistics of every analyzed table, as one JSON document for the docs
   (run by `dbt-analyze docs generate`, which puts them into the docs site): table rows, column
-  rows, histograms, top values, the latest staleness check and the last run of each table, and the
-  latest estimates of models' columns (estimate_statistics).
+  rows, histograms, top values, the latest staleness check and the last run of each table, the
+  table and column rows of its last 30 succeeded runs (the history pictures), and the latest
+  estimates of models' columns (estimate_statistics).
 -#}
 {% macro docs_statistics(path) %}
   {{ return(adapter.dispatch('docs_statistics', 'dbt_analyze')(path)) }}
@@ -20,6 +21,10 @@
         'top_values': "select * from " ~ dbt_analyze._storage_relation('column_top_values') ~ " where partition_spec = '' order by table_schema, table_name, column_name, rank",
         'estimates': "select * from " ~ dbt_analyze._storage_relation('column_statistics_estimated') ~ " order by table_schema, table_name, column_name",
         'staleness': "select * from " ~ dbt_analyze._storage_relation('table_staleness') ~ " where partition_spec = ''",
+        'history': "select table_schema, table_name, column_name, run_id, cast(collected_at as string) as collected_at, row_count, null_count, distinct_count from ("
+                   ~ "select h.*, dense_rank() over (partition by table_schema, table_name order by h.run_id desc) as age from "
+                   ~ dbt_analyze._storage_relation('statistics_history') ~ " h left semi join (select run_id from " ~ dbt_analyze._storage_relation('analyze_run_events')
+                   ~ " where event = 'succeeded') r on h.run_id = r.run_id where h.partition_spec = '') where age <= 30 order by table_schema, table_name, column_name, run_id",
         'runs': "select r.* from " ~ dbt_analyze._storage_relation('analyze_runs') ~ " r join (select table_schema, table_name, max(started_at) as started_at from "
                 ~ dbt_analyze._storage_relation('analyze_runs') ~ " group by all) l using (table_schema, table_name, started_at)",
       } -%}

@@ -44,6 +44,9 @@ def site(spark, dbt):
     if not spark.catalog.tableExists("analytics_stats.table_statistics") or not table_stats(spark, "analytics.orders"):
         result = dbt("build", "--vars", "{events_day: 1}")
         assert result.success, result.error
+    for _ in range(2):  # three runs of orders at least: its page shows their history
+        analyzed = dbt("run-operation", "analyze_table", "--args", "{relation: orders, columns: all, full: true}")
+        assert analyzed.success, analyzed.error
     estimated = dbt("run-operation", "estimate_statistics", "--args", "{select: [purchases_enriched, purchases_enriched_summary]}")
     assert estimated.success, estimated.error
     assert main(["docs", "generate", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)]) == 0
@@ -89,6 +92,8 @@ def test_an_analyzed_models_page_shows_its_statistics_and_histograms(site):
     assert re.search(r"<td>amount</td>\s*<td>decimal\(10,2\)</td>\s*<td[^>]*>14\.3</td>", section)  # null % of amount
     assert re.search(r'<img src="data:image/svg\+xml;base64,[A-Za-z0-9+/=]+" alt="histogram of amount"', section)
     assert "Top values: shipped (4), pending (2), cancelled (1)" in section
+    for picture in ("row count history", "null fraction history of amount", "distinct count history of amount"):
+        assert re.search(r'<img src="data:image/svg\+xml;base64,[A-Za-z0-9+/=]+" alt="' + picture + '"', section), picture
     assert screenshot.stat().st_size > 50_000
 
 

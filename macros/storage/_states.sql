@@ -5,13 +5,20 @@
     the columns whose top-k sketch holds text items}} (run_id: the run whose row holds the state),
     also of partitions dropped since. -#}
 {% macro _read_listings_and_states(plans, run) %}
+  {{ return(dbt_analyze._read_listings_states_and(plans, run, []).states) }}
+{% endmacro %}
+
+{#- _read_listings_and_states with other queries of the statistics storage at the same time:
+    {states, others: each query's rows, or none when there is no storage to read}. -#}
+{% macro _read_listings_states_and(plans, run, others) %}
   {%- set tables = plans | map(attribute='table') | list -%}
   {%- set states_sql = dbt_analyze._current_states_read_sql(tables, run) -%}
-  {%- set results = dbt_analyze._run_listing(dbt_analyze._listing_branches(tables), [states_sql] if states_sql else []) -%}
+  {%- set results = dbt_analyze._run_listing(dbt_analyze._listing_branches(tables), [states_sql] + others if states_sql else []) -%}
   {%- set listings = dbt_analyze._parse_listings(tables, results[0]) -%}
   {%- do dbt_analyze._fit_listings_to_partitions(tables, plans | map(attribute='all_partitions') | list, listings) -%}
   {%- for listing in listings -%}{%- do plans[loop.index0].update({'listing': listing}) -%}{%- endfor -%}
-  {{ return(dbt_analyze._parse_current_states(tables, results[1] if states_sql else [])) }}
+  {{ return({'states': dbt_analyze._parse_current_states(tables, results[1] if states_sql else []),
+             'others': results[2:] if states_sql else none}) }}
 {% endmacro %}
 
 {#- The query of the current states of tables: the partitions that each table's latest succeeded

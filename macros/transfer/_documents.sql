@@ -27,10 +27,17 @@
 {#- The rows of a query as dicts (through JSON: agate would turn arrays and maps into text);
     sorted: by their JSON text, for documents that compare equal when their rows do. -#}
 {% macro _json_rows(sql, sorted=false) %}
+  {{ return(dbt_analyze._parse_json_rows(run_query(dbt_analyze._json_rows_sql(sql, sorted)))) }}
+{% endmacro %}
+
+{#- The query of _json_rows, and the parsing of its rows (for queries run by others: _run_independent). -#}
+{% macro _json_rows_sql(sql, sorted=false) %}
+  {{ return('select to_json(struct(*), ' ~ dbt_analyze._json_options_sql() ~ ') from (' ~ sql ~ ')' ~ (' order by 1' if sorted else '')) }}
+{% endmacro %}
+
+{% macro _parse_json_rows(rows) %}
   {%- set parsed = [] -%}
-  {%- for row in run_query('select to_json(struct(*), ' ~ dbt_analyze._json_options_sql() ~ ') from (' ~ sql ~ ')' ~ (' order by 1' if sorted else '')) -%}
-    {%- do parsed.append(fromjson(row[0])) -%}
-  {%- endfor -%}
+  {%- for row in rows -%}{%- do parsed.append(fromjson(row[0])) -%}{%- endfor -%}
   {{ return(parsed) }}
 {% endmacro %}
 

@@ -48,7 +48,7 @@ def test_statistics_are_added_after_the_users_text():
     # no boolean column: no true/false columns; mean and standard deviation under the column's heading
     assert "| column | type | null % | distinct | min | max | avg len | max len |\n" in orders["description"]
     assert "| code | string | 0.0 | 4 | a | d | 1 | 1 |\n" in orders["description"]
-    assert "#### amount\n\nMean 4 · standard deviation 4.9244\n" in orders["description"]
+    assert "#### amount\n\nMean 4 · standard deviation 4.924\n" in orders["description"]
     assert "#### code" not in orders["description"], "a column with nothing more to show gets no heading"
     # the numbers first: dbt docs' column table shows a description's first characters only
     assert orders["columns"]["amount"]["description"] == "In euros.\n\nnulls 25.0%, distinct 3, range 1.0 … 9.5 (dbt_analyze)"
@@ -63,7 +63,7 @@ def test_boolean_columns_get_true_and_false_counts():
     description = manifest["nodes"]["model.shop.orders"]["description"]
     assert "| avg len | max len | true | false |\n" in description
     assert "| paid | boolean | 0.0 | 2 | false | true |  |  | 3 | 1 |\n" in description
-    assert "| amount | double | 25.0 | 3 | 1.0 | 9.5 |  |  |  |  |\n" in description
+    assert "| amount | double | 25.0 | 3 | 1 | 9.5 |  |  |  |  |\n" in description
     assert "succeeded, 1 row scanned" in description
 
 
@@ -108,3 +108,25 @@ def test_estimates_are_shown_as_estimates():
     once = copy.deepcopy(manifest)
     annotate(manifest, catalog, {**STATISTICS, "estimates": ESTIMATES})
     assert manifest == once
+
+
+def test_history_pictures_need_runs_enough():
+    """The row count's history from two runs on; a column's null fraction and distinct count from three."""
+    def history(runs: int) -> list[dict]:
+        rows = []
+        for run in range(runs):
+            when = f"2026-11-0{run + 1} 10:00:00"
+            rows += [{"table_schema": "analytics", "table_name": "orders", "column_name": "", "run_id": f"r{run}", "collected_at": when,
+                      "row_count": 4 + run, "null_count": None, "distinct_count": None},
+                     {"table_schema": "analytics", "table_name": "orders", "column_name": "amount", "run_id": f"r{run}", "collected_at": when,
+                      "row_count": None, "null_count": 1, "distinct_count": 3 + run}]
+        return rows
+
+    pictures = {}
+    for runs in (1, 2, 3):
+        manifest, catalog = project()
+        annotate(manifest, catalog, {**STATISTICS, "history": history(runs)})
+        pictures[runs] = [alt for alt in ("row count history", "null fraction history of amount", "distinct count history of amount")
+                          if f"![{alt}]" in manifest["nodes"]["model.shop.orders"]["description"]]
+    assert pictures == {1: [], 2: ["row count history"],
+                        3: ["row count history", "null fraction history of amount", "distinct count history of amount"]}

@@ -26,8 +26,9 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   hint said once per dbt invocation, not once per model).
 - ``dbt_analyze_may_hold_old_files(schema, table)``: whether Spark may scan the table through a file
   list it kept (a session whose catalog caches the table's relation; any Thrift connection).
-- ``dbt_analyze_once(key, macro)``: ``macro()``'s result, computed once per process and ``key``
-  (facts of the engine that a process does not see change, as its sketch functions).
+- ``dbt_analyze_once(key, macro, *args)``: ``macro(*args)``'s result, computed once per process and
+  ``key`` (facts of the engine that a process does not see change, as its sketch functions; what
+  a model's data tests read, once per dbt invocation).
 - ``dbt_analyze_is_session()``: whether the connection is dbt-spark's in-process session, one
   Spark session for all dbt threads (a Thrift connection is a Spark session of its own).
 
@@ -321,17 +322,18 @@ def dbt_analyze_table_exists(adapter: Any, schema: str, table: str) -> bool | No
 _ONCE: dict[str, Any] = {}
 
 
-def dbt_analyze_once(adapter: Any, key: str, macro: Any) -> Any:
-    """``macro()`` the first time this process asks with ``key``; its result after.
+def dbt_analyze_once(adapter: Any, key: str, macro: Any, *args: Any) -> Any:
+    """``macro(*args)`` the first time this process asks with ``key``; its result after (a dbt
+    thread asking meanwhile waits for it).
 
-    >>> dbt_analyze_once(None, "example", lambda: [1]), dbt_analyze_once(None, "example", lambda: [2])
+    >>> dbt_analyze_once(None, "example", lambda: [1]), dbt_analyze_once(None, "example", lambda x: [x], 2)
     ([1], [1])
     """
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault("once:" + key, threading.RLock())
     with lock:
         if key not in _ONCE:
-            _ONCE[key] = macro()
+            _ONCE[key] = macro(*args)
         return _ONCE[key]
 
 

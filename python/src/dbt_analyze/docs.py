@@ -6,7 +6,9 @@ the same arguments, and then adds to ``target/manifest.json`` and ``target/catal
 
 - on each analyzed model, seed, snapshot or source: a "Statistics (dbt_analyze)" section after the
   description (row count, size, files, partitions, last analyzed, fresh or stale; a column table;
-  a histogram picture and the top values per column), and a short line on each column;
+  a histogram picture and the top values per column; pictures of the row count's history, and of
+  each column's null fraction and distinct count where the table has three runs or more), and a
+  short line on each column;
 - on each model with estimates (``estimate_statistics``): an "Estimated statistics" section, every
   number marked as an estimate with its accuracy and the analyzed columns it comes from;
 - the catalog's row count and size from our statistics (Spark's catalog says ``rows: 0`` for
@@ -34,6 +36,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from dbt_analyze.histogram_svg import histogram_svg
+from dbt_analyze.history_svg import history_svg, significant
 
 SECTION = "### Statistics (dbt_analyze)"
 ESTIMATED_SECTION = "### Estimated statistics (dbt_analyze)"
@@ -83,12 +86,55 @@ def number(value: Any, digits: int = 2) -> str:
     return f"{int(float(value)):,}"
 
 
+def shown_value(value: Any, data_type: Optional[str]) -> str:
+    """A stored value for the page: a float's or double's to 4 significant digits, others as stored.
+
+    >>> shown_value("1.5212905045691727E-4", "double"), shown_value("12345678901234567890", "decimal(20,0)")
+    ('0.0001521', '12345678901234567890')
+    """
+    if data_type in ("float", "double") and value is not None:
+        try:
+            return significant(float(value))
+        except ValueError:  # NaN, Infinity as Spark writes them
+            return str(value)
+    return "" if value is None else str(value)
+
+
+def history_pictures(history: List[Dict[str, Any]]) -> List[str]:
+    """The markdown images of a table's history (rows of statistics_history of its succeeded runs,
+    oldest first: the table's, column_name '', and its columns'): the row count over its runs, and
+    each column's null fraction and distinct count where there are three runs or more."""
+    tables = {row["run_id"]: row for row in history if row["column_name"] == ""}
+    runs = sorted(tables, key=lambda run: (tables[run].get("collected_at") or "", run))
+    lines = []
+    if len(runs) >= 2:
+        points = [(tables[run].get("collected_at"), tables[run].get("row_count")) for run in runs]
+        lines += [image(history_svg(points, "rows"), "row count history"), ""]
+    if len(runs) < 3:
+        return lines
+    by_column: Dict[str, Dict[str, Dict[str, Any]]] = defaultdict(dict)
+    for row in history:
+        if row["column_name"]:
+            by_column[row["column_name"]][row["run_id"]] = row
+    for name in sorted(by_column):
+        rows = [(tables[run], by_column[name].get(run)) for run in runs if run in by_column[name]]
+        if len(rows) < 3:
+            continue
+        fractions = [(table.get("collected_at"), column["null_count"] / table["row_count"] if table.get("row_count") and column.get("null_count") is not None else None)
+                     for table, column in rows]
+        distinct = [(table.get("collected_at"), column.get("distinct_count")) for table, column in rows]
+        lines += [image(history_svg(fractions, f"{name}: null fraction"), f"null fraction history of {name}"), "",
+                  image(history_svg(distinct, f"{name}: distinct values"), f"distinct count history of {name}"), ""]
+    return lines
+
+
 def image(svg: str, alt: str) -> str:
     return f"![{escape(alt)}](data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()})"
 
 
 def model_section(table: Dict[str, Any], columns: List[Dict[str, Any]], histograms: Dict[str, List[Dict[str, Any]]],
-                  top_values: Dict[str, List[Dict[str, Any]]], staleness: Optional[Dict[str, Any]], run: Optional[Dict[str, Any]]) -> str:
+                  top_values: Dict[str, List[Dict[str, Any]]], staleness: Optional[Dict[str, Any]], run: Optional[Dict[str, Any]],
+                  history: Optional[List[Dict[str, Any]]] = None) -> str:
     """The markdown section of one table's page."""
     rows = table.get("row_count")
     facts = [f"**Rows** {number(rows) if rows is not None else 'unknown (not every partition analyzed)'}",
@@ -100,7 +146,7 @@ def model_section(table: Dict[str, Any], columns: List[Dict[str, Any]], histogra
     if run:
         scanned = run.get("rows_scanned") or 0
         facts.append(f"**Last run** {escape(run.get('status'))}, {number(scanned)} row{'' if scanned == 1 else 's'} scanned")
-    lines = [SECTION, "", " · ".join(facts), ""]
+    lines = [SECTION, "", " · ".join(facts), ""] + history_pictures(history or [])
     if columns:
         # true/false only where the table has a boolean column: a page narrow enough for dbt docs' panel
         booleans = any(column.get("true_count") is not None for column in columns)
@@ -110,7 +156,8 @@ def model_section(table: Dict[str, Any], columns: List[Dict[str, Any]], histogra
             nulls = column.get("null_count")
             share = f"{100.0 * nulls / rows:.1f}" if rows and nulls is not None else ""
             cells = [escape(column["column_name"]), escape(column.get("data_type")), share, number(column.get("distinct_count")),
-                     escape(column.get("min_value")), escape(column.get("max_value")), number(column.get("avg_len")), number(column.get("max_len"))]
+                     escape(shown_value(column.get("min_value"), column.get("data_type"))), escape(shown_value(column.get("max_value"), column.get("data_type"))),
+                     number(column.get("avg_len")), number(column.get("max_len"))]
             cells += [number(column.get("true_count")), number(column.get("false_count"))] if booleans else []
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
@@ -119,7 +166,7 @@ def model_section(table: Dict[str, Any], columns: List[Dict[str, Any]], histogra
         lines += [f"#### {escape(name)}", ""]
         if name in moments:
             stddev = moments[name].get("stddev")
-            lines += [f"Mean {number(moments[name]['mean'], 4)}" + (f" · standard deviation {number(stddev, 4)}" if stddev is not None else ""), ""]
+            lines += [f"Mean {significant(moments[name]['mean'])}" + (f" · standard deviation {significant(stddev)}" if stddev is not None else ""), ""]
         if histograms.get(name):
             bins = [(b.get("lower_bound"), b.get("upper_bound"), float(b.get("row_count") or 0)) for b in histograms[name]]
             lines += [image(histogram_svg(bins, title=name), f"histogram of {name}"), ""]
@@ -200,7 +247,7 @@ def annotate(manifest: Dict[str, Any], catalog: Dict[str, Any], statistics: Dict
     """Add the statistics to a manifest and catalog (in place); returns the nodes annotated."""
     tables = {key: rows[0] for key, rows in by_table(statistics.get("tables", [])).items()}
     columns, staleness, runs = by_table(statistics.get("columns", [])), by_table(statistics.get("staleness", [])), by_table(statistics.get("runs", []))
-    estimates = by_table(statistics.get("estimates", []))
+    estimates, history = by_table(statistics.get("estimates", [])), by_table(statistics.get("history", []))
     histograms: Dict[Key, Dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for row in statistics.get("histograms", []):
         histograms[(row["table_schema"].lower(), row["table_name"].lower())][row["column_name"]].append(row)
@@ -225,7 +272,7 @@ def annotate(manifest: Dict[str, Any], catalog: Dict[str, Any], statistics: Dict
         table_columns = columns.get(key, [])
         node["description"] = appended(node.get("description"), "\n\n".join([model_section(
             table, table_columns, histograms.get(key, {}), top_values.get(key, {}),
-            (staleness.get(key) or [None])[0], (runs.get(key) or [None])[0])] + sections))
+            (staleness.get(key) or [None])[0], (runs.get(key) or [None])[0], history.get(key))] + sections))
         documented = {name.lower(): name for name in node.get("columns", {})}
         for column in table_columns:
             line = column_line(column, table.get("row_count"))
