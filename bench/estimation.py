@@ -51,7 +51,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import datasets  # noqa: E402
 from conftest import run_dbt  # noqa: E402
-from dbt_analyze.estimate import histogram_equality_share, histogram_range_share  # noqa: E402
+from dbt_analyze.selectivity import histogram_equality_share, histogram_range_share  # noqa: E402
 
 COLUMNS = {
     "uniform": "cast(rand(13) * 10000 as int)",

@@ -85,3 +85,12 @@
   {%- endfor -%}
   {{ log('ROWS: ' ~ tojson(rows), info=True) }}
 {% endmacro %}
+
+{#- The macros' facts of each type name (test_type_facts.py), logged as TYPE_FACTS: JSON. -#}
+{% macro print_type_facts(types) %}
+  {%- set facts = {} -%}
+  {%- for data_type in types -%}
+    {%- do facts.update({data_type: [dbt_analyze._type_category(data_type), dbt_analyze._default_size(data_type)]}) -%}
+  {%- endfor -%}
+  {{ log('TYPE_FACTS: ' ~ tojson(facts), info=True) }}
+{% endmacro %}

@@ -77,19 +77,21 @@
 {% endmacro %}
 
 {#- Spark's defaultSize of a type: what Spark's ANALYZE stores as avg/max length of fixed-width
-    types, and of strings (20) and binaries (100) that have no value. -#}
+    types, and of strings (20) and binaries (100) that have no value. The library's spark_types.py
+    keeps the same facts (test_type_facts.py holds them to agreement). -#}
 {% macro _default_size(data_type) %}
   {%- set t = data_type | lower | trim -%}
+  {%- set category = dbt_analyze._type_category(t) -%}
   {%- set widths = {'boolean': 1, 'tinyint': 1, 'byte': 1, 'smallint': 2, 'short': 2, 'int': 4, 'integer': 4,
                     'bigint': 8, 'long': 8, 'float': 4, 'real': 4, 'double': 8, 'date': 4, 'timestamp': 8,
-                    'timestamp_ltz': 8, 'timestamp_ntz': 8, 'string': 20, 'binary': 100} -%}
-  {%- if t.startswith('char') or t.startswith('varchar') -%}{%- set t = 'string' -%}{%- endif -%}
-  {%- if t.startswith('interval') -%}{{ return(4 if 'year' in t or 'month' in t else 8) }}{%- endif -%}
-  {%- if t.startswith('decimal') -%}
+                    'timestamp_ltz': 8, 'timestamp_ntz': 8, 'binary': 100} -%}
+  {%- if category == 'string' -%}{{ return(20) }}
+  {%- elif category == 'interval' -%}{{ return(4 if 'year' in t or 'month' in t else 8) }}
+  {%- elif category == 'decimal' -%}
     {%- set precision = (modules.re.findall('[0-9]+', t) or ['10'])[0] | int -%}
     {{ return(8 if precision <= 18 else 16) }}
   {%- endif -%}
-  {{ return(widths.get(t)) }}
+  {{ return(widths.get(t.split('(')[0].split('<')[0].split(' ')[0])) }}
 {% endmacro %}
 
 {#- Categories whose values have an order (min/max, top values). -#}

@@ -6,9 +6,9 @@ import pytest
 
 import math
 
-from dbt_analyze.estimate import (EstimateError, RelationStats, estimate_models, estimate_query, estimate_rows,
-                                  histogram_equality_share)
+from dbt_analyze.estimate import EstimateError, RelationStats, estimate_models, estimate_query, estimate_rows
 from dbt_analyze.function_rules import FunctionRules
+from dbt_analyze.selectivity import histogram_equality_share
 
 ORDERS = {
     "schema": "shop", "name": "orders", "row_count": 1000,

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dbt_analyze.merge import merge_histograms, merge_most_common_values, merge_row_counts, merge_weighted
+from greenplum_merge import merge_histograms, merge_most_common_values, merge_row_counts, merge_weighted
 
 
 def equi_height(values, buckets):

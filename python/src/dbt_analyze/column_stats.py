@@ -22,12 +22,10 @@ import unicodedata
 from decimal import ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from typing import Any, Optional
 
+from dbt_analyze.spark_types import INTEGER_TYPES, base_type, fixed_width
+
 ACCURACY_LEVELS = ("low", "medium", "high", "accurate")
 STATISTICS = ("distinct_count", "null_fraction", "min", "max", "avg_len", "max_len")
-INTEGER_TYPES = ("tinyint", "smallint", "int", "bigint")
-# Spark's defaultSize of fixed-width types: what its ANALYZE reports as their avg and max length.
-TYPE_WIDTHS = {"boolean": 1, "tinyint": 1, "smallint": 2, "int": 4, "bigint": 8, "float": 4,
-               "double": 8, "date": 4, "timestamp": 8, "timestamp_ntz": 8}
 
 
 def lowest_accuracy(*levels: Optional[str]) -> Optional[str]:
@@ -39,15 +37,6 @@ def lowest_accuracy(*levels: Optional[str]) -> Optional[str]:
     if any(level is None for level in levels):
         return None
     return min(levels, key=ACCURACY_LEVELS.index) if levels else "accurate"
-
-
-def base_type(data_type: Optional[str]) -> Optional[str]:
-    """A Spark type name without its parameters or collation.
-
-    >>> base_type("decimal(10,2)"), base_type("string collate utf8_lcase")
-    ('decimal', 'string')
-    """
-    return re.sub(r"\(.*|\s+collate\s.*", "", data_type or "", flags=re.IGNORECASE).strip().lower() or None
 
 
 def collation(data_type: Optional[str]) -> Optional[str]:
@@ -85,28 +74,6 @@ def collation_key(value: Any, data_type: Optional[str]) -> Any:
     if "ai" in modifiers:
         value = "".join(char for char in value if not unicodedata.combining(char))
     return unicodedata.normalize("NFC", value)
-
-
-def type_width(data_type: Optional[str]) -> Optional[int]:
-    """Spark's width of a fixed-width type in bytes; None for strings and unknown types.
-
-    >>> type_width("decimal(10,2)"), type_width("decimal(38,0)"), type_width("string")
-    (8, 16, None)
-    """
-    base = base_type(data_type)
-    if base == "decimal":
-        return 8 if decimal_precision(data_type)[0] <= 18 else 16
-    return TYPE_WIDTHS.get(base or "")
-
-
-def decimal_precision(data_type: str) -> tuple[int, int]:
-    """(precision, scale) of a decimal type; Spark's decimal alone is decimal(10,0).
-
-    >>> decimal_precision("decimal(12, 2)"), decimal_precision("decimal(5)"), decimal_precision("decimal")
-    ((12, 2), (5, 0), (10, 0))
-    """
-    found = [int(number) for number in re.findall(r"\d+", data_type)]
-    return (found[0], found[1] if len(found) > 1 else 0) if found else (10, 0)
 
 
 def parse_value(text: Any, data_type: Optional[str]) -> Any:
@@ -230,7 +197,7 @@ class ColumnStats:
         """A constant: one value (none for NULL) on every row."""
         if value is None:
             return cls(data_type=data_type, null_fraction=1.0, distinct_count=0, constant=True)
-        width = type_width(data_type) or len(str(value).encode("utf-8"))
+        width = fixed_width(data_type) or len(str(value).encode("utf-8"))
         return cls(data_type=data_type, null_fraction=0.0, distinct_count=1, min=value, max=value,
                    avg_len=width, max_len=width, constant=True)
 

@@ -27,25 +27,12 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.simplify import simplify
 
-from dbt_analyze.column_stats import (ColumnStats, as_number, base_type, collation, collation_key, decimal_precision, format_value,
-                                      lowest_accuracy, parse_value, type_width)
+from dbt_analyze.column_stats import ColumnStats, as_number, collation_key, format_value, lowest_accuracy, parse_value
 from dbt_analyze.function_rules import FunctionRules, _cast
-from dbt_analyze.hybrid_histogram import rest_distribution, rest_rows_up_to
+from dbt_analyze.selectivity import equality_share, range_share
+from dbt_analyze.spark_naming import FUNCTION_NAMES, name_as_spark_does, spark_arguments
+from dbt_analyze.spark_types import INTEGER_DECIMALS, INTEGER_RANKS, base_type, decimal_precision, fixed_width
 
-# sqlglot's expression classes whose Spark function name differs from sqlglot's, and the order of
-# their arguments in Spark.
-FUNCTION_NAMES = {
-    exp.Substring: "substr", exp.SHA: "sha1", exp.TimestampTrunc: "date_trunc", exp.DateTrunc: "trunc",
-    exp.TsOrDsToDate: "to_date", exp.TsOrDsAdd: "date_add", exp.DayOfMonth: "day", exp.Trim: "trim",
-    exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.Neg: "negative",
-    exp.EQ: "=", exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=",
-    exp.And: "and", exp.Or: "or", exp.In: "in", exp.Between: "between", exp.Like: "like",
-    exp.NullSafeEQ: "=", exp.Not: "not", exp.DPipe: "concat", exp.IntDiv: "div", exp.ILike: "ilike",
-    exp.BitwiseAnd: "&", exp.BitwiseOr: "|", exp.BitwiseXor: "^", exp.BitwiseNot: "~",
-    exp.BitwiseLeftShift: "shiftleft", exp.BitwiseRightShift: "shiftright",
-}
-SPARK_ARGUMENT_ORDER = {exp.TimestampTrunc: ("unit", "this"), exp.DateTrunc: ("this", "unit"), exp.TsOrDsAdd: ("this", "expression")}
-INTEGER_WIDTH = {"tinyint": 1, "smallint": 2, "int": 3, "bigint": 4}
 ARITHMETIC = ("+", "-", "*", "/", "%", "div")
 
 
@@ -98,139 +85,13 @@ def estimate_query(sql: str, inputs: dict[tuple[str, str], RelationStats], rules
     for (database, table), relation in inputs.items():
         schema.setdefault(database, {})[table] = {column: stats.data_type or "string"
                                                  for column, stats in relation.columns.items()}
-    _name_as_spark_does(tree, sql)
+    name_as_spark_does(tree, sql)
     try:
         tree = qualify(tree, schema=schema, dialect="spark", validate_qualify_columns=False,
                        quote_identifiers=False, identify=False)
     except SqlglotError as error:
         raise EstimateError(f"cannot resolve the SQL's columns: {str(error).splitlines()[0]}") from error
     return _Estimator(inputs, rules).query(tree, {})
-
-
-# How Spark writes an operator in the name of an unaliased expression.
-SPARK_OPERATORS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.IntDiv: "div",
-                   exp.EQ: "=", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=", exp.And: "AND", exp.Or: "OR"}
-
-
-# Functions whose name Spark writes in capitals when called by it (not by an alias: pow, sign, ceiling).
-SPARK_CAPITALIZED = {"acos", "asin", "atan", "atan2", "cbrt", "ceil", "cos", "cosh", "cot", "degrees", "exp", "expm1", "floor",
-                     "hypot", "log10", "log1p", "log2", "power", "radians", "signum", "sin", "sinh", "sqrt", "tan", "tanh"}
-# Arguments Spark adds to a call's name where the call leaves them out: by function, its
-# argument count and what to append.
-SPARK_DEFAULT_ARGUMENTS = {("round", 1): ["0"], ("bround", 1): ["0"], ("regexp_replace", 3): ["1"], ("split", 2): ["-1"],
-                           ("months_between", 2): ["true"]}
-
-
-def spark_column_name(node: exp.Expression, sql: Optional[str] = None) -> Optional[str]:
-    """The name Spark gives a selected expression without an alias (its pretty SQL), or None where
-    it is not known here (sqlglot then names it _col_N). With the ``sql`` the node was parsed
-    from, a function keeps the name it was called by (sqlglot reads nvl as coalesce).
-
-    >>> [spark_column_name(sqlglot.parse_one(sql, read="spark")) for sql in
-    ...  ("cast(id as int)", "count(*)", "upper(name)", "id * 2 + 1", "coalesce(name, 'z')", "name || 'x'")]
-    ['id', 'count(1)', 'upper(name)', '((id * 2) + 1)', 'coalesce(name, z)', 'concat(name, x)']
-    >>> [spark_column_name(sqlglot.parse_one(sql, read="spark"), sql) for sql in
-    ...  ("nvl(a, 0)", "a in (1, 2)", "a is not null", "a <> 1", "round(f)", "floor(f)", "count(distinct a)")]
-    ['nvl(a, 0)', '(a IN (1, 2))', '(a IS NOT NULL)', '(NOT (a = 1))', 'round(f, 0)', 'FLOOR(f)', 'count(DISTINCT a)']
-    """
-    def name(child: Optional[exp.Expression]) -> Optional[str]:
-        return spark_column_name(child, sql) if child is not None else None
-
-    def joined(children: list) -> Optional[str]:
-        names = [name(child) for child in children]
-        return None if None in names or not names else ", ".join(names)
-
-    written = _written_name(node, sql)
-    if isinstance(node, exp.Paren):
-        return name(node.this)
-    if isinstance(node, (exp.Column, exp.Dot)):  # a struct's field is named by the field
-        return node.name
-    if isinstance(node, exp.TsOrDsToDate) and not written:  # sqlglot's, around a date function's argument
-        return name(node.this)
-    if isinstance(node, (exp.Cast, exp.TryCast)):
-        if written and written.lower() not in _CAST_FUNCTIONS:  # to_timestamp(c)
-            inner = name(node.this)
-            return f"{written.lower()}({inner})" if inner is not None else None
-        return node.this.name if isinstance(node.this, exp.Column) else None  # a cast column keeps the column's name
-    if isinstance(node, (exp.Literal, exp.Var)):  # a string as its text, a unit (date_trunc's) as written
-        return node.this if isinstance(node, exp.Literal) else node.name
-    if isinstance(node, exp.Anonymous) and node.name.lower() in ("isnull", "isnotnull") and len(node.expressions) == 1:
-        inner = name(node.expressions[0])
-        return f"({inner} IS {'NOT ' if node.name.lower() == 'isnotnull' else ''}NULL)" if inner is not None else None
-    if isinstance(node, exp.Boolean):
-        return "true" if node.this else "false"
-    if isinstance(node, exp.Null):
-        return "NULL"
-    if isinstance(node, exp.Count) and isinstance(node.this, exp.Star):
-        return "count(1)"
-    if isinstance(node, exp.Neg):
-        inner = name(node.this)
-        return f"(- {inner})" if inner is not None else None
-    if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
-        inner = name(node.this.this)
-        return f"({inner} IS NOT NULL)" if inner is not None and isinstance(node.this.expression, exp.Null) else None
-    if isinstance(node, exp.Is):
-        inner = name(node.this)
-        return f"({inner} IS NULL)" if inner is not None and isinstance(node.expression, exp.Null) else None
-    if isinstance(node, exp.Not):
-        inner = name(node.this)
-        return f"(NOT {inner})" if inner is not None else None
-    if isinstance(node, exp.NEQ):
-        left, right = name(node.this), name(node.expression)
-        return f"(NOT ({left} = {right}))" if left is not None and right is not None else None
-    if isinstance(node, exp.In) and not node.args.get("query"):
-        inner, values = name(node.this), joined(node.expressions)
-        return f"({inner} IN ({values}))" if inner is not None and values is not None else None
-    if isinstance(node, exp.Like) and not node.args.get("escape"):
-        left, right = name(node.this), name(node.expression)
-        return f"{left} LIKE {right}" if left is not None and right is not None else None
-    if isinstance(node, exp.Between):
-        arguments = joined([node.this, node.args.get("low"), node.args.get("high")])
-        return f"between({arguments})" if arguments is not None else None
-    if isinstance(node, exp.If):
-        arguments = joined([node.this, node.args.get("true"), node.args.get("false")])
-        return f"(IF({arguments}))" if arguments is not None else None
-    if isinstance(node, exp.Case) and node.this is None and node.args.get("ifs"):
-        branches = [(name(branch.this), name(branch.args.get("true"))) for branch in node.args["ifs"]]
-        default = name(node.args["default"]) if node.args.get("default") is not None else None
-        if (default is None and node.args.get("default") is not None) or any(None in branch for branch in branches):
-            return None
-        return f"CASE {' '.join(f'WHEN {when} THEN {then}' for when, then in branches)}{'' if default is None else f' ELSE {default}'} END"
-    if type(node) in SPARK_OPERATORS or isinstance(node, exp.DPipe):
-        left, right = name(node.this), name(node.expression)
-        if left is None or right is None:
-            return None
-        if written and isinstance(node, exp.Mod):  # mod(a, b), not a % b
-            return f"{written.lower()}({left}, {right})"
-        return f"concat({left}, {right})" if isinstance(node, exp.DPipe) else f"({left} {SPARK_OPERATORS[type(node)]} {right})"
-    if isinstance(node, exp.Count) and isinstance(node.this, exp.Distinct):
-        arguments = joined(node.this.expressions)
-        return f"count(DISTINCT {arguments})" if arguments is not None else None
-    # generators (explode, inline, json_tuple) name their own columns
-    if (isinstance(node, exp.Func) and not isinstance(node, (exp.Case, exp.If, exp.Window, exp.UDTF))
-            and node.find(exp.Window) is None and node.name.lower() != "json_tuple"):
-        function = (written or (node.name if isinstance(node, exp.Anonymous) else FUNCTION_NAMES.get(type(node)) or node.sql_name())).lower()
-        arguments = [name(argument) for argument in _arguments(node)]
-        if function in ("log10", "log2", "initcap"):  # sqlglot adds the base (log) or the delimiter (initcap)
-            arguments = arguments[-1:] if function != "initcap" else arguments[:1]
-        if not function or None in arguments or (isinstance(node, exp.AggFunc) and node.find(exp.Distinct)):
-            return None
-        arguments += SPARK_DEFAULT_ARGUMENTS.get((function, len(arguments)), [])
-        return f"{function.upper() if function in SPARK_CAPITALIZED else function}({', '.join(arguments)})"
-    return None
-
-
-# Casts called as functions (string(a)): named by their column, as a CAST is.
-_CAST_FUNCTIONS = {"string", "int", "bigint", "smallint", "tinyint", "double", "float", "boolean", "date", "timestamp", "binary", "decimal"}
-
-
-def _written_name(node: exp.Expression, sql: Optional[str]) -> Optional[str]:
-    """The name a function was called by in ``sql``, where sqlglot kept where it read it."""
-    start, end = node.meta.get("start"), node.meta.get("end")
-    if sql is None or start is None or end is None:
-        return None
-    text = sql[start:end + 1]
-    return text if text.replace("_", "a").isalnum() and not text[0].isdigit() else None
 
 
 def named_as_spark(relation: RelationStats, names: Optional[list[str]]) -> RelationStats:
@@ -266,30 +127,6 @@ def _range_relation(call: exp.Anonymous) -> RelationStats:
     last = start + (rows - 1) * step
     return RelationStats(rows, {"id": ColumnStats("bigint", 0.0, rows, min(start, last) if rows else None,
                                                   max(start, last) if rows else None, 8, 8)})
-
-
-def _name_as_spark_does(tree: exp.Expression, sql: str) -> None:
-    """Alias each selected expression without a name as Spark names it, so that its estimate is
-    the statistics of the column the model has; so too the columns of VALUES (col1, col2, ...) and
-    of range() (id)."""
-    for values in tree.find_all(exp.Values):
-        alias = values.args.get("alias")
-        if not (alias and alias.columns) and values.expressions:
-            first = values.expressions[0]
-            count = len(first.expressions) if isinstance(first, exp.Tuple) else 1
-            values.set("alias", exp.TableAlias(this=alias.this if alias else None,
-                                               columns=[exp.to_identifier(f"col{index + 1}") for index in range(count)]))
-    for table in tree.find_all(exp.Table):
-        if isinstance(table.this, exp.Anonymous) and table.this.name.lower() == "range" and not (table.args.get("alias") and table.args["alias"].columns):
-            alias = table.args.get("alias")
-            table.set("alias", exp.TableAlias(this=alias.this if alias else exp.to_identifier("range"), columns=[exp.to_identifier("id")]))
-    for select in tree.find_all(exp.Select):
-        for projection in select.expressions:
-            if isinstance(projection, (exp.Alias, exp.Column, exp.Star)) or (projection.find(exp.Star) and not isinstance(projection, exp.Count)):
-                continue
-            name = spark_column_name(projection, sql)
-            if name:
-                projection.replace(exp.alias_(projection.copy(), name, quoted=True))
 
 
 class _Estimator:
@@ -580,14 +417,14 @@ class _Estimator:
             low, high = (self._literal(node.args.get(side), stats) for side in ("low", "high"))
             if stats is None or low is None or high is None:
                 return None
-            return self._range(column, stats, low, high, True, True)
+            return range_share(column, stats, low, high, True, True)
         if isinstance(node, exp.In) and not node.args.get("query"):
             column, stats = self._column(scope, node.this)
             # NULL in the list matches no row
             values = [self._literal(value, stats) for value in node.expressions if not isinstance(value, exp.Null)]
             if stats is None or None in values:
                 return None
-            found = [self._equality(stats, value) for value in dict.fromkeys(values)]
+            found = [equality_share(stats, value) for value in dict.fromkeys(values)]
             if None in found:
                 return None
             fraction = sum(share for share, _ in found) * (1 - (stats.null_fraction or 0))
@@ -607,7 +444,7 @@ class _Estimator:
                 return None
             non_null = 1 - (stats.null_fraction or 0)
             if operator in ("=", "<>"):
-                found = self._equality(stats, value)
+                found = equality_share(stats, value)
                 if found is None:
                     return None
                 share, level = found
@@ -618,7 +455,7 @@ class _Estimator:
                 return (1 - share) * non_null, level, column, stats.replace(
                     null_fraction=0.0, distinct_count=max((stats.distinct_count or 1) - 1, 0), histogram=None, top_values=None)
             low, high = (value, None) if operator in (">", ">=") else (None, value)
-            return self._range(column, stats, low, high, operator == ">=", operator == "<=")
+            return range_share(column, stats, low, high, operator == ">=", operator == "<=")
         return None
 
     def disjunction(self, scope, node: exp.Or):
@@ -678,96 +515,40 @@ class _Estimator:
             return parse_value(node.this, stats.data_type)
         return None
 
-    @staticmethod
-    def _equality(stats: ColumnStats, value: Any) -> Optional[tuple[float, str]]:
-        """The share of non-null rows equal to ``value``: from top values, else the histogram bin,
-        else what the top values leave spread over the other distinct values."""
-        key = collation_key(value, stats.data_type)
-        for item in stats.top_values or []:
-            if collation_key(parse_value(item["value"], stats.data_type), stats.data_type) == key:
-                return item["share"], "high"
-        # A collation's order is not Python's: min and max rule nothing out there.
-        if stats.min is not None and stats.max is not None and not collation(stats.data_type):
-            try:
-                if value < stats.min or value > stats.max:
-                    return 0.0, "high"
-            except TypeError:
-                return None
-        number = as_number(value)
-        share = histogram_equality_share(stats.histogram, number) if stats.histogram and number is not None else None
-        if share is not None:
-            return share, "high"
-        if stats.distinct_count:
-            top = stats.top_values or []
-            covered = sum(item["share"] for item in top)
-            rest = max((stats.distinct_count or 0) - len(top), 1)
-            return max(1 - covered, 0) / rest, "medium"
-        return None
-
-    @staticmethod
-    def _range(column, stats: ColumnStats, low: Any, high: Any, include_low: bool, include_high: bool):
-        """The share of rows within [low, high] from the histogram (interpolated within a bin), else
-        from min and max assuming uniform values."""
-        lo, hi = as_number(low), as_number(high)
-        if (low is not None and lo is None) or (high is not None and hi is None):
-            return None
-        non_null = 1 - (stats.null_fraction or 0)
-        narrowed_min = stats.min if low is None or (stats.min is not None and stats.min > low) else low
-        narrowed_max = stats.max if high is None or (stats.max is not None and stats.max < high) else high
-        if stats.histogram:
-            top = [(as_number(parse_value(item["value"], stats.data_type)), item["share"]) for item in stats.top_values or []]
-            share = histogram_range_share(stats.histogram, [item for item in top if item[0] is not None],
-                                          lo, hi, include_low, include_high)
-            distinct, level = 0.0, "high"
-            for bin_ in stats.histogram:
-                distinct += (bin_["distinct_count"] or 0) * _overlap(bin_["lower"], bin_["upper"], lo, hi)
-        else:
-            low_bound, high_bound = as_number(stats.min), as_number(stats.max)
-            if low_bound is None or high_bound is None:
-                return None
-            share, level = _overlap(low_bound, high_bound, lo, hi), "medium"
-            distinct = (stats.distinct_count or 0) * share
-        if stats.distinct_count is not None:
-            distinct = min(max(round(distinct), 1 if share > 0 else 0), stats.distinct_count)
-        else:
-            distinct = None
-        return share * non_null, level, column, stats.replace(
-            null_fraction=0.0, distinct_count=distinct, min=narrowed_min, max=narrowed_max, histogram=None, top_values=None)
-
     # --- expressions ---------------------------------------------------------------------------
 
     def expression(self, node: exp.Expression, scope, rows: Optional[float], grouped: bool = False) -> ColumnStats:
+        """The statistics of an expression's values, by the handler of its class (EXPRESSIONS: the
+        nearest registered class of its class hierarchy); unknown for expressions without one."""
         node = node.unalias()
-        if isinstance(node, exp.Paren):
-            return self.expression(node.this, scope, rows, grouped)
-        if isinstance(node, exp.Column):
-            _, stats = self._column(scope, node)
-            if stats is None:
-                return ColumnStats.unknown()
-            if grouped:  # a column outside the GROUP BY keys in an aggregate query
-                return ColumnStats.unknown(stats.data_type, stats.derived_from)
-            return stats
+        handler = next((EXPRESSIONS[kind] for kind in type(node).__mro__ if kind in EXPRESSIONS), None)
+        found = handler(self, node, scope, rows, grouped) if handler else None
+        return found if found is not None else ColumnStats.unknown(derived_from=_sources(node, scope))
+
+    def column(self, node: exp.Column, scope, rows, grouped) -> ColumnStats:
+        _, stats = self._column(scope, node)
+        if stats is None:
+            return ColumnStats.unknown()
+        if grouped:  # a column outside the GROUP BY keys in an aggregate query
+            return ColumnStats.unknown(stats.data_type, stats.derived_from)
+        return stats
+
+    def literal(self, node: exp.Expression, scope, rows, grouped) -> ColumnStats:
         if isinstance(node, exp.Null):
             return ColumnStats.literal(None, None)
         if isinstance(node, exp.Boolean):
             return ColumnStats.literal(node.this, "boolean")
-        if isinstance(node, exp.Literal):
-            if node.is_string:
-                return ColumnStats.literal(node.this, "string")
-            text = node.this
-            if text.lstrip("-").isdigit():
-                return ColumnStats.literal(int(text), "int" if abs(int(text)) < 2 ** 31 else "bigint")
-            if "e" in text.lower():  # Spark reads 1e3 and 1.5E-2 as doubles
-                return ColumnStats.literal(float(text), "double")
-            return ColumnStats.literal(Decimal(text), f"decimal({len(text.replace('.', '').lstrip('-'))},{len(text.split('.')[-1])})")
-        if isinstance(node, exp.Var):
-            return ColumnStats.literal(node.name, "string")
-        if isinstance(node, (exp.Cast, exp.TryCast)):
-            return self.cast(node, scope, rows, grouped)
-        if isinstance(node, exp.AggFunc):
-            return self.aggregate(node, scope, rows)
-        if isinstance(node, (exp.Case, exp.If)):
-            return self.conditional(node, scope, rows, grouped)
+        if isinstance(node, exp.Var) or node.is_string:
+            return ColumnStats.literal(node.name if isinstance(node, exp.Var) else node.this, "string")
+        text = node.this
+        if text.lstrip("-").isdigit():
+            return ColumnStats.literal(int(text), "int" if abs(int(text)) < 2 ** 31 else "bigint")
+        if "e" in text.lower():  # Spark reads 1e3 and 1.5E-2 as doubles
+            return ColumnStats.literal(float(text), "double")
+        return ColumnStats.literal(Decimal(text), f"decimal({len(text.replace('.', '').lstrip('-'))},{len(text.split('.')[-1])})")
+
+    def function(self, node: exp.Expression, scope, rows, grouped) -> Optional[ColumnStats]:
+        """A function or operator of Spark's, by its rule; NOT, IS and IN first by their special cases."""
         if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
             return self.call("isnotnull", [node.this.this], scope, rows, grouped)
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
@@ -776,13 +557,10 @@ class _Estimator:
         if (not grouped and isinstance(tested, exp.In) and not tested.args.get("query")
                 and any(isinstance(value, exp.Null) for value in tested.expressions)):
             return self._in_with_null(tested, tested is node, scope)
-        if isinstance(node, (exp.Func, exp.Binary, exp.Unary, exp.Between, exp.In)):
-            # operators that are no function of Spark's (a struct's field, `struct(a)`'s a AS a) have no name
-            name = FUNCTION_NAMES.get(type(node)) or (node.name if isinstance(node, exp.Anonymous)
-                                                      else node.sql_name() if isinstance(node, exp.Func) else None)
-            if name:
-                return self.call(name.lower(), _arguments(node), scope, rows, grouped)
-        return ColumnStats.unknown(derived_from=_sources(node, scope))
+        # operators that are no function of Spark's (a struct's field, `struct(a)`'s a AS a) have no name
+        name = FUNCTION_NAMES.get(type(node)) or (node.name if isinstance(node, exp.Anonymous)
+                                                  else node.sql_name() if isinstance(node, exp.Func) else None)
+        return self.call(name.lower(), spark_arguments(node), scope, rows, grouped) if name else None
 
     def _in_with_null(self, node: exp.In, value: bool, scope) -> ColumnStats:
         """``x IN (.., NULL)`` is true where x is one of the other values and NULL on every other
@@ -843,6 +621,19 @@ class _Estimator:
         return ColumnStats.unknown(derived_from=_sources(node, scope))
 
 
+# The handler of each class of expression: a node's is that of the nearest class of its hierarchy
+# listed here (TryCast is a Cast, Count an AggFunc, Not a Unary).
+EXPRESSIONS = {
+    exp.Paren: lambda self, node, scope, rows, grouped: self.expression(node.this, scope, rows, grouped),
+    exp.Column: _Estimator.column,
+    **{kind: _Estimator.literal for kind in (exp.Null, exp.Boolean, exp.Literal, exp.Var)},
+    **{kind: _Estimator.cast for kind in (exp.Cast, exp.TryCast)},
+    exp.AggFunc: lambda self, node, scope, rows, grouped: self.aggregate(node, scope, rows),
+    **{kind: _Estimator.conditional for kind in (exp.Case, exp.If)},
+    **{kind: _Estimator.function for kind in (exp.Func, exp.Binary, exp.Unary, exp.Between, exp.In)},
+}
+
+
 def _constant_truth(node: exp.Expression) -> Optional[bool]:
     """True or False for a condition without columns, subqueries or random functions that folds
     to a constant (1 = 1, true, NOT false, 1 > 2); NULL keeps no row, so it is False. Else None."""
@@ -858,18 +649,6 @@ def _aggregates(select: exp.Select) -> bool:
     """Whether a SELECT computes aggregates of its own (not a window's, not a subquery's)."""
     return any(function.find_ancestor(exp.Window, exp.Select) is select
                for projection in select.expressions for function in projection.find_all(exp.AggFunc))
-
-
-def _arguments(node: exp.Expression) -> list[exp.Expression]:
-    """The call's arguments in Spark's order."""
-    if isinstance(node, exp.Anonymous):
-        return list(node.expressions)
-    order = SPARK_ARGUMENT_ORDER.get(type(node), tuple(node.arg_types))
-    found = []
-    for key in order:
-        value = node.args.get(key)
-        found.extend(value if isinstance(value, list) else [value] if isinstance(value, exp.Expression) else [])
-    return found
 
 
 def _sources(node: exp.Expression, scope) -> tuple:
@@ -891,14 +670,14 @@ def arithmetic_type(operator: str, left: ColumnStats, right: ColumnStats) -> Opt
     ('decimal(12,2)', 'decimal(23,2)', 'double')
     """
     bases = (base_type(left.data_type), base_type(right.data_type))
-    if not all(base in INTEGER_WIDTH or base in ("float", "double", "decimal") for base in bases):
+    if not all(base in INTEGER_RANKS or base in ("float", "double", "decimal") for base in bases):
         return None
     if "double" in bases or "float" in bases:
         return "double"
     if "decimal" not in bases:
         if operator == "/":
             return "double"
-        return "bigint" if operator == "div" else max(bases, key=INTEGER_WIDTH.get)
+        return "bigint" if operator == "div" else max(bases, key=INTEGER_RANKS.get)
     (p1, s1), (p2, s2) = (_as_decimal(left), _as_decimal(right))
     if operator in ("+", "-"):
         scale = max(s1, s2)
@@ -926,7 +705,7 @@ def _as_decimal(stats: ColumnStats) -> tuple[int, int]:
         return decimal_precision(stats.data_type)
     if stats.constant and isinstance(stats.min, int):
         return len(str(abs(stats.min))), 0
-    return {"tinyint": (3, 0), "smallint": (5, 0), "int": (10, 0), "bigint": (20, 0)}[base]
+    return INTEGER_DECIMALS[base]
 
 
 def _widens(source: Optional[str], target: str) -> bool:
@@ -934,9 +713,9 @@ def _widens(source: Optional[str], target: str) -> bool:
     source_base, target_base = base_type(source), base_type(target)
     if source_base == target_base and source_base != "decimal":
         return True
-    if source_base in INTEGER_WIDTH:
-        return (target_base in INTEGER_WIDTH and INTEGER_WIDTH[target_base] >= INTEGER_WIDTH[source_base]) \
-            or target_base in ("double", "decimal") and (target_base == "double" or (type_width(target) or 0) >= 8)
+    if source_base in INTEGER_RANKS:
+        return (target_base in INTEGER_RANKS and INTEGER_RANKS[target_base] >= INTEGER_RANKS[source_base]) \
+            or target_base in ("double", "decimal") and (target_base == "double" or (fixed_width(target) or 0) >= 8)
     if source_base == "float":
         return target_base == "double"
     if source_base == "date":
@@ -944,80 +723,6 @@ def _widens(source: Optional[str], target: str) -> bool:
     if source_base == "decimal" and target_base == "decimal":
         return source == target
     return False
-
-
-# How far around a value an equality estimate looks, as a share of the rows (3 bins each side of
-# 254). A bin's distinct count is itself an estimate (from the column's NDV and a quantile grid),
-# and its bounds are KLL quantiles (k 4000: within 0.1% of the rows); the mean over the bins
-# around the value evens out both. Measured on 1M rows (make estimation): p95 q-error of x = v
-# 1.20 (uniform) and 1.25 (skewed) with this window, 1.22 and 1.29 with the value's bin alone.
-EQUALITY_WINDOW = 0.01
-
-
-def bins_around(bins: list, first: int, last: int) -> list:
-    """The bins ``first`` to ``last`` and those within ``EQUALITY_WINDOW`` of the rows on either side."""
-    reach = round(EQUALITY_WINDOW * len(bins))
-    return bins[max(first - reach, 0):last + reach + 1]
-
-
-def histogram_equality_share(histogram: list[dict], number: float) -> Optional[float]:
-    """The share of a histogram's rows equal to ``number``: the rows over the distinct values of
-    the bins that hold it and of the bins within ``EQUALITY_WINDOW`` (1% of the rows) on either
-    side, whose mean evens out the errors of single bins' distinct counts and bounds. None when
-    no bin holds the value.
-
-    >>> bins = [{"lower": 10 * i, "upper": 10 * i + 10, "row_count": 100, "distinct_count": 10} for i in range(200)]
-    >>> bins[50]["distinct_count"] = 20  # bounds that came out too wide: 100 rows over 20 values
-    >>> histogram_equality_share(bins, 505) * 20_000  # rows: 5 bins, 500 rows over 60 values
-    8.333333333333334
-    """
-    holding = [i for i, bin_ in enumerate(histogram) if bin_["lower"] <= number <= bin_["upper"]]
-    total = sum(bin_["row_count"] for bin_ in histogram)
-    if not holding or not total:
-        return None
-    window = bins_around(histogram, holding[0], holding[-1])
-    distinct = sum(max(bin_["distinct_count"] or 1, 1) for bin_ in window)
-    return sum(bin_["row_count"] for bin_ in window) / total / distinct
-
-
-def histogram_range_share(histogram: list[dict], top_values: list[tuple[float, float]], low: Optional[float],
-                          high: Optional[float], include_low: bool = True, include_high: bool = True) -> float:
-    """The share of a histogram's rows between ``low`` and ``high`` (None: unbounded): the top
-    values (value, share of the rows) in the range by their own counts, the other rows from the
-    histogram with the top values taken out of their bins, linear within a bin.
-
-    A heavy value fills its bins: without its count, a bound just above it would get a share of
-    the next bin's rows spread evenly over that bin's values.
-
-    >>> bins = [{"lower": 0, "upper": 1, "row_count": 50, "distinct_count": 2},
-    ...         {"lower": 1, "upper": 1, "row_count": 50, "distinct_count": 1},
-    ...         {"lower": 1, "upper": 9, "row_count": 50, "distinct_count": 8}]
-    >>> round(histogram_range_share(bins, [(1, 0.6)], None, 1) * 150, 1)  # x <= 1: the 90 rows of 1, the first bin's other 20
-    110.0
-    """
-    total = sum(bin_["row_count"] for bin_ in histogram)
-    if not total:
-        return 0.0
-    common = [(value, share * total) for value, share in top_values]
-    points, rest, _ = rest_distribution([(bin_["lower"], bin_["upper"], bin_["row_count"], bin_["distinct_count"] or 0)
-                                         for bin_ in histogram], common)
-    up_to_low = rest_rows_up_to(points, rest, low, inclusive=not include_low) if low is not None else 0.0
-    up_to_high = rest_rows_up_to(points, rest, high, inclusive=include_high) if high is not None else rest[-1]
-    listed = sum(rows for value, rows in common
-                 if (low is None or value > low or (include_low and value == low))
-                 and (high is None or value < high or (include_high and value == high)))
-    return (max(up_to_high - up_to_low, 0.0) + listed) / total
-
-
-def _overlap(bin_low: float, bin_high: float, low: Optional[float], high: Optional[float]) -> float:
-    """The share of [bin_low, bin_high] inside [low, high] (values spread evenly in the bin)."""
-    start = bin_low if low is None else max(bin_low, low)
-    end = bin_high if high is None else min(bin_high, high)
-    if end < start:
-        return 0.0
-    if bin_high == bin_low:
-        return 1.0
-    return (end - start) / (bin_high - bin_low)
 
 
 def _upper_bounds(columns: dict[str, ColumnStats]) -> dict[str, ColumnStats]:

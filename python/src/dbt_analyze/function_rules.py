@@ -24,8 +24,8 @@ from typing import Any, Callable, Iterable, Optional
 
 import yaml
 
-from dbt_analyze.column_stats import (ACCURACY_LEVELS, INTEGER_TYPES, STATISTICS, ColumnStats, base_type,
-                                      lowest_accuracy, type_width)
+from dbt_analyze.column_stats import ACCURACY_LEVELS, STATISTICS, ColumnStats, lowest_accuracy
+from dbt_analyze.spark_types import INTEGER_TYPES, base_type, fixed_width
 
 BUILT_IN_RULES = Path(__file__).with_name("function_rules.yml")
 PROPAGATION_LEVELS = ACCURACY_LEVELS + ("none",)
@@ -176,7 +176,7 @@ def _carry(statistic: str, marked: list[tuple[ColumnStats, str]], name: str, arg
     if behaviour == "non_null_row_count":
         return None if row_count is None or out.get("null_fraction") is None else row_count * (1 - out["null_fraction"])
     if behaviour == "type_width":
-        return type_width(data_type)
+        return fixed_width(data_type)
     if behaviour == "max_varchar_width":
         widths = [arg.max_len for arg in args if base_type(arg.data_type) in ("string", "varchar", "char")]
         return max(widths) if widths and None not in widths else None

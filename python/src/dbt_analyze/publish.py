@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from dbt_analyze.estimate import bins_around
+from dbt_analyze.selectivity import bins_around
 
 
 def column_stat_map(column: Dict[str, Any], histogram: Optional[str]) -> Dict[str, str]:
@@ -39,7 +39,7 @@ def cbo_bin_distinct_counts(distinct_counts: List[float]) -> List[int]:
     """The bins' distinct counts as Spark's CBO is to read them: each the mean over the bins within
     the equality window around it. The CBO estimates `x = v` as v's bin's rows over its distinct
     count; a single bin's estimated distinct count is noisier than the mean around it, which is
-    what the package's own estimate uses (:func:`dbt_analyze.estimate.histogram_equality_share`).
+    what the package's own estimate uses (:func:`dbt_analyze.selectivity.histogram_equality_share`).
 
     >>> cbo_bin_distinct_counts([10] * 100 + [40] + [10] * 100)[97:104]
     [10, 16, 16, 16, 16, 16, 10]

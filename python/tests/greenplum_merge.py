@@ -1,4 +1,6 @@
-"""Greenplum's rules for merging partition statistics that carry no sketches.
+"""Greenplum's rules for merging partition statistics that carry no sketches: a reference, kept
+beside its tests (test_merge.py), not part of the library, whose merges all run in SQL over
+sketches (macros/merge/).
 
 Statistics imported from elsewhere, or collected on a sample, come as plain numbers: row counts,
 fractions, most-common-value lists and equi-height histogram bounds. These functions merge them

@@ -1,0 +1,144 @@
+"""Selectivity: the share of a column's rows that a predicate keeps, from its statistics (top
+values, equi-height histogram, min and max, distinct count). The estimator's filters and the
+histograms published to Spark's catalog use it.
+
+>>> stats = ColumnStats("int", 0.0, 100, 1, 100, 4, 4)
+>>> equality_share(stats, 500), round(range_share("x", stats, 1, 50, True, True)[0], 2)
+((0.0, 'high'), 0.49)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from dbt_analyze.column_stats import ColumnStats, as_number, collation, collation_key, parse_value
+from dbt_analyze.hybrid_histogram import rest_distribution, rest_rows_up_to
+
+
+def equality_share(stats: ColumnStats, value: Any) -> Optional[tuple[float, str]]:
+    """The share of non-null rows equal to ``value``: from top values, else the histogram bin,
+    else what the top values leave spread over the other distinct values."""
+    key = collation_key(value, stats.data_type)
+    for item in stats.top_values or []:
+        if collation_key(parse_value(item["value"], stats.data_type), stats.data_type) == key:
+            return item["share"], "high"
+    # A collation's order is not Python's: min and max rule nothing out there.
+    if stats.min is not None and stats.max is not None and not collation(stats.data_type):
+        try:
+            if value < stats.min or value > stats.max:
+                return 0.0, "high"
+        except TypeError:
+            return None
+    number = as_number(value)
+    share = histogram_equality_share(stats.histogram, number) if stats.histogram and number is not None else None
+    if share is not None:
+        return share, "high"
+    if stats.distinct_count:
+        top = stats.top_values or []
+        covered = sum(item["share"] for item in top)
+        rest = max((stats.distinct_count or 0) - len(top), 1)
+        return max(1 - covered, 0) / rest, "medium"
+    return None
+
+def range_share(column, stats: ColumnStats, low: Any, high: Any, include_low: bool, include_high: bool):
+    """The share of rows within [low, high] from the histogram (interpolated within a bin), else
+    from min and max assuming uniform values."""
+    lo, hi = as_number(low), as_number(high)
+    if (low is not None and lo is None) or (high is not None and hi is None):
+        return None
+    non_null = 1 - (stats.null_fraction or 0)
+    narrowed_min = stats.min if low is None or (stats.min is not None and stats.min > low) else low
+    narrowed_max = stats.max if high is None or (stats.max is not None and stats.max < high) else high
+    if stats.histogram:
+        top = [(as_number(parse_value(item["value"], stats.data_type)), item["share"]) for item in stats.top_values or []]
+        share = histogram_range_share(stats.histogram, [item for item in top if item[0] is not None],
+                                      lo, hi, include_low, include_high)
+        distinct, level = 0.0, "high"
+        for bin_ in stats.histogram:
+            distinct += (bin_["distinct_count"] or 0) * _overlap(bin_["lower"], bin_["upper"], lo, hi)
+    else:
+        low_bound, high_bound = as_number(stats.min), as_number(stats.max)
+        if low_bound is None or high_bound is None:
+            return None
+        share, level = _overlap(low_bound, high_bound, lo, hi), "medium"
+        distinct = (stats.distinct_count or 0) * share
+    if stats.distinct_count is not None:
+        distinct = min(max(round(distinct), 1 if share > 0 else 0), stats.distinct_count)
+    else:
+        distinct = None
+    return share * non_null, level, column, stats.replace(
+        null_fraction=0.0, distinct_count=distinct, min=narrowed_min, max=narrowed_max, histogram=None, top_values=None)
+
+
+# How far around a value an equality estimate looks, as a share of the rows (3 bins each side of
+# 254). A bin's distinct count is itself an estimate (from the column's NDV and a quantile grid),
+# and its bounds are KLL quantiles (k 4000: within 0.1% of the rows); the mean over the bins
+# around the value evens out both. Measured on 1M rows (make estimation): p95 q-error of x = v
+# 1.20 (uniform) and 1.25 (skewed) with this window, 1.22 and 1.29 with the value's bin alone.
+EQUALITY_WINDOW = 0.01
+
+
+def bins_around(bins: list, first: int, last: int) -> list:
+    """The bins ``first`` to ``last`` and those within ``EQUALITY_WINDOW`` of the rows on either side."""
+    reach = round(EQUALITY_WINDOW * len(bins))
+    return bins[max(first - reach, 0):last + reach + 1]
+
+
+def histogram_equality_share(histogram: list[dict], number: float) -> Optional[float]:
+    """The share of a histogram's rows equal to ``number``: the rows over the distinct values of
+    the bins that hold it and of the bins within ``EQUALITY_WINDOW`` (1% of the rows) on either
+    side, whose mean evens out the errors of single bins' distinct counts and bounds. None when
+    no bin holds the value.
+
+    >>> bins = [{"lower": 10 * i, "upper": 10 * i + 10, "row_count": 100, "distinct_count": 10} for i in range(200)]
+    >>> bins[50]["distinct_count"] = 20  # bounds that came out too wide: 100 rows over 20 values
+    >>> histogram_equality_share(bins, 505) * 20_000  # rows: 5 bins, 500 rows over 60 values
+    8.333333333333334
+    """
+    holding = [i for i, bin_ in enumerate(histogram) if bin_["lower"] <= number <= bin_["upper"]]
+    total = sum(bin_["row_count"] for bin_ in histogram)
+    if not holding or not total:
+        return None
+    window = bins_around(histogram, holding[0], holding[-1])
+    distinct = sum(max(bin_["distinct_count"] or 1, 1) for bin_ in window)
+    return sum(bin_["row_count"] for bin_ in window) / total / distinct
+
+
+def histogram_range_share(histogram: list[dict], top_values: list[tuple[float, float]], low: Optional[float],
+                          high: Optional[float], include_low: bool = True, include_high: bool = True) -> float:
+    """The share of a histogram's rows between ``low`` and ``high`` (None: unbounded): the top
+    values (value, share of the rows) in the range by their own counts, the other rows from the
+    histogram with the top values taken out of their bins, linear within a bin.
+
+    A heavy value fills its bins: without its count, a bound just above it would get a share of
+    the next bin's rows spread evenly over that bin's values.
+
+    >>> bins = [{"lower": 0, "upper": 1, "row_count": 50, "distinct_count": 2},
+    ...         {"lower": 1, "upper": 1, "row_count": 50, "distinct_count": 1},
+    ...         {"lower": 1, "upper": 9, "row_count": 50, "distinct_count": 8}]
+    >>> round(histogram_range_share(bins, [(1, 0.6)], None, 1) * 150, 1)  # x <= 1: the 90 rows of 1, the first bin's other 20
+    110.0
+    """
+    total = sum(bin_["row_count"] for bin_ in histogram)
+    if not total:
+        return 0.0
+    common = [(value, share * total) for value, share in top_values]
+    points, rest, _ = rest_distribution([(bin_["lower"], bin_["upper"], bin_["row_count"], bin_["distinct_count"] or 0)
+                                         for bin_ in histogram], common)
+    up_to_low = rest_rows_up_to(points, rest, low, inclusive=not include_low) if low is not None else 0.0
+    up_to_high = rest_rows_up_to(points, rest, high, inclusive=include_high) if high is not None else rest[-1]
+    listed = sum(rows for value, rows in common
+                 if (low is None or value > low or (include_low and value == low))
+                 and (high is None or value < high or (include_high and value == high)))
+    return (max(up_to_high - up_to_low, 0.0) + listed) / total
+
+
+def _overlap(bin_low: float, bin_high: float, low: Optional[float], high: Optional[float]) -> float:
+    """The share of [bin_low, bin_high] inside [low, high] (values spread evenly in the bin)."""
+    start = bin_low if low is None else max(bin_low, low)
+    end = bin_high if high is None else min(bin_high, high)
+    if end < start:
+        return 0.0
+    if bin_high == bin_low:
+        return 1.0
+    return (end - start) / (bin_high - bin_low)
