@@ -11,7 +11,7 @@ On one table of 1M rows with five integer columns, for random predicates `x <= c
   once or twice (see the floor below);
 - duplicated: 20 values.
 Estimates:
-- ours: the package's estimates (`dbt_analyze.estimate`) from our equi-height histogram and top
+- ours: the package's estimates (`dbt_analyze.selectivity`) from our equi-height histogram and top
   values: for ranges, the top values below c by their counts and the other rows from the bins
   (those below c, plus the covered share of the bin holding c); for equality, v's count if it is
   a top value, else the rows over the distinct values of the bins within 1% of the rows around v;
@@ -73,7 +73,7 @@ def q_error(estimate: float, true: float) -> float:
 
 
 def ours_range(bins: list[tuple[float, float, float, int]], top: dict[float, int], c: float) -> float:
-    """The package's estimate (dbt_analyze.estimate): top values by their counts, the other rows
+    """The package's estimate (dbt_analyze.selectivity): top values by their counts, the other rows
     from the histogram, linear within a bin."""
     total = sum(count for _, _, count, _ in bins)
     return histogram_range_share(as_histogram(bins), [(value, count / total) for value, count in top.items()], None, c) * total
@@ -84,7 +84,7 @@ def as_histogram(bins: list[tuple[float, float, float, int]]) -> list[dict]:
 
 
 def ours_equality(bins: list[tuple[float, float, float, int]], top: dict[float, int], v: float) -> float:
-    """Top values by their counts, else the package's estimate from the histogram (dbt_analyze.estimate)."""
+    """Top values by their counts, else the package's estimate from the histogram (dbt_analyze.selectivity)."""
     if v in top:
         return top[v]
     share = histogram_equality_share(as_histogram(bins), v)

@@ -102,7 +102,7 @@ NAMED_OTHERWISE = {"substring(c, 1, 2)", "date_format(d, 'yyyy')", "struct(a, b)
 
 def test_the_estimator_names_unaliased_expressions_as_spark_does(spark):
     import sqlglot
-    from dbt_analyze.estimate import spark_column_name
+    from dbt_analyze.spark_naming import spark_column_name
 
     spark.sql("create or replace temp view unaliased_input as select 1 as a, 2 as b, 'x' as c, date'2020-01-02' as d, "
               "timestamp'2020-01-01 00:00:00' as ts, 1.5d as f, array(1, 2) as arr")

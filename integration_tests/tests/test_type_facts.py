@@ -21,3 +21,28 @@ def test_the_macros_and_the_library_agree_on_every_type(dbt):
     macros = json.loads(line[len("TYPE_FACTS: "):])
     library = {data_type: [category(data_type), default_size(data_type)] for data_type in TYPES}
     assert macros == library
+
+
+def test_arithmetic_types_are_sparks(spark):
+    """The estimator's arithmetic_type against Spark's typeof() for every pair of numeric types and
+    operator. sqlglot's annotate_types (Spark dialect) was tried instead and differs from Spark in
+    279 of these 486 cases: it keeps the wider operand's decimal type (Spark's precision rules widen
+    it), types an integer with a float as float (Spark: double) and `div` of fractions as bigint
+    (Spark refuses it)."""
+    import itertools
+
+    from dbt_analyze.column_stats import ColumnStats
+    from dbt_analyze.estimate import arithmetic_type
+
+    types = ["tinyint", "smallint", "int", "bigint", "float", "double", "decimal(10,2)", "decimal(38,10)", "decimal(5,0)"]
+    values = ", ".join(f"cast(1 as {t}) as c{i}" for i, t in enumerate(types))
+    differ = []
+    for (i, left), (j, right) in itertools.product(enumerate(types), repeat=2):
+        for operator in ("+", "-", "*", "/", "%", "div"):
+            if operator == "div" and {"float", "double"} & {left, right}:
+                continue  # Spark refuses it
+            sparks = spark.sql(f"select typeof(c{i} {operator} c{j}) from (select {values})").collect()[0][0]
+            ours = arithmetic_type(operator, ColumnStats(left), ColumnStats(right))
+            if ours != sparks:
+                differ.append((left, operator, right, ours, sparks))
+    assert differ == []

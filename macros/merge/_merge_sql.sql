@@ -282,7 +282,7 @@
 {#- This run's numbers as a one-row relation `this_run` (partition_count, listed_size_bytes,
     listed_file_count, now) for the merge's statements to join. Not literals: Spark writes a bigint
     or timestamp literal into the code it generates, so every run's new counts and time would
-    compile the statements' classes anew (7 to 15 a run, README: Performance); a VALUES row is data. -#}
+    compile the statements' classes anew (docs/ARCHITECTURE.md, "Compiled classes"); a VALUES row is data. -#}
 {% macro _this_run_sql(plan) %}
   {{ return('(values (cast(' ~ plan.all_partitions | length ~ ' as bigint), cast(' ~ plan.listing.values() | sum(attribute='size_bytes')
             ~ ' as bigint), cast(' ~ plan.listing.values() | sum(attribute='file_count') ~ ' as bigint), current_timestamp()))'

@@ -34,7 +34,7 @@
 {% endmacro %}
 
 {#- A constant array<double> of ranks (the quantile functions want constant ranks), folded from
-    one string: an array(...) of 2,541 literals (the histogram's grid) took Spark 0.25 s to plan. -#}
+    one string: Spark plans an array(...) of the histogram grid's 2,541 literals slowly. -#}
 {% macro _ranks_sql(ranks) %}
   {%- set literals = [] -%}
   {%- for rank in ranks -%}{%- do literals.append('%.17g' | format(rank | float)) -%}{%- endfor -%}

@@ -167,8 +167,8 @@
 {#- Spark's settings for a listing. Its reader opens no file, so the files are split into as many
     tasks as Spark has cores (by default, a task per 32 small files or per 128 MB: 126 tasks for
     2,000 partitions' files, or 8,000 for a terabyte); and a local directory's subdirectories are
-    listed by the driver, where Spark would list more than 32 in a job of a task each (2,000
-    partitions: 4.5 s of a 6 s listing, then 0.35 s in all). An object store keeps that job. -#}
+    listed by the driver, where Spark would list more than 32 in a job of a task each
+    (BENCHMARKS.md, "Design measurements"). An object store keeps that job. -#}
 {% macro _listing_settings(branches) %}
   {%- set settings = {'spark.sql.files.maxPartitionBytes': 1125899906842624} -%}
   {%- set local = namespace(all=branches | length > 0) -%}

@@ -136,9 +136,8 @@
     bucketed by table_name (no column and no metastore partition of its own): every write puts a
     table's rows in its bucket's files, and every read that names a table (table_name = '...')
     opens only the files of that bucket. 8 buckets, not more: Spark reads a bucket-pruned table
-    with one task per bucket, empty ones included, and a run makes about a dozen such reads (64
-    buckets cost a run's plan read 0.70 s against 0.32 s with 8, 0.21 s with 1), while 8 still
-    leave 7/8 of other tables' history unread. -#}
+    with one task per bucket, empty ones included, and a run makes about a dozen such reads
+    (BENCHMARKS.md, "Design measurements"), while 8 still leave 7/8 of other tables' history unread. -#}
 {% macro _table_bucket_count() %}{{ return(8) }}{% endmacro %}
 
 {#- The bucket of a table_name, as Spark computes it for bucketed tables (murmur3 hash). -#}

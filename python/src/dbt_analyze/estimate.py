@@ -662,7 +662,7 @@ def _sources(node: exp.Expression, scope) -> tuple:
 
 def arithmetic_type(operator: str, left: ColumnStats, right: ColumnStats) -> Optional[str]:
     """The type Spark gives ``left <operator> right`` of two numbers (None for other types): double
-    if either is, else a decimal by Spark's precision rules (an integer literal counts its digits,
+    if either is a double or float (float for two floats, but for ``/``), else a decimal by Spark's precision rules (an integer literal counts its digits,
     an integer column as decimal(10,0) or (20,0)), else the wider integer; ``/`` of integers is double.
 
     >>> amount, two = ColumnStats("decimal(10,2)"), ColumnStats.literal(2, "int")
@@ -672,8 +672,8 @@ def arithmetic_type(operator: str, left: ColumnStats, right: ColumnStats) -> Opt
     bases = (base_type(left.data_type), base_type(right.data_type))
     if not all(base in INTEGER_RANKS or base in ("float", "double", "decimal") for base in bases):
         return None
-    if "double" in bases or "float" in bases:
-        return "double"
+    if "double" in bases or "float" in bases:  # float with float stays float; with anything else, both are doubles
+        return "float" if bases == ("float", "float") and operator != "/" else "double"
     if "decimal" not in bases:
         if operator == "/":
             return "double"

@@ -73,8 +73,7 @@ def range_share(column, stats: ColumnStats, low: Any, high: Any, include_low: bo
 # How far around a value an equality estimate looks, as a share of the rows (3 bins each side of
 # 254). A bin's distinct count is itself an estimate (from the column's NDV and a quantile grid),
 # and its bounds are KLL quantiles (k 4000: within 0.1% of the rows); the mean over the bins
-# around the value evens out both. Measured on 1M rows (make estimation): p95 q-error of x = v
-# 1.20 (uniform) and 1.25 (skewed) with this window, 1.22 and 1.29 with the value's bin alone.
+# around the value evens out both (BENCHMARKS.md, "Design measurements").
 EQUALITY_WINDOW = 0.01
 
 
