@@ -25,10 +25,11 @@ def test_the_macros_and_the_library_agree_on_every_type(dbt):
 
 def test_arithmetic_types_are_sparks(spark):
     """The estimator's arithmetic_type against Spark's typeof() for every pair of numeric types and
-    operator. sqlglot's annotate_types (Spark dialect) was tried instead and differs from Spark in
-    279 of these 486 cases: it keeps the wider operand's decimal type (Spark's precision rules widen
-    it), types an integer with a float as float (Spark: double) and `div` of fractions as bigint
-    (Spark refuses it)."""
+    operator, with ANSI mode off (dbt-spark's sessions) and on (Spark 4's default, a Thrift
+    server's): they differ for a float with an integer or decimal. sqlglot's annotate_types (Spark
+    dialect) was tried instead and differs from Spark (ANSI on) in 279 of these 486 cases: it keeps
+    the wider operand's decimal type (Spark's precision rules widen it), types an integer with a
+    float as float and `div` of fractions as bigint (Spark refuses it)."""
     import itertools
 
     from dbt_analyze.column_stats import ColumnStats
@@ -36,13 +37,18 @@ def test_arithmetic_types_are_sparks(spark):
 
     types = ["tinyint", "smallint", "int", "bigint", "float", "double", "decimal(10,2)", "decimal(38,10)", "decimal(5,0)"]
     values = ", ".join(f"cast(1 as {t}) as c{i}" for i, t in enumerate(types))
+    cases = [(i, left, operator, j, right) for (i, left), (j, right) in itertools.product(enumerate(types), repeat=2)
+             for operator in ("+", "-", "*", "/", "%", "div") if not (operator == "div" and {"float", "double"} & {left, right})]
+    before = spark.conf.get("spark.sql.ansi.enabled")
     differ = []
-    for (i, left), (j, right) in itertools.product(enumerate(types), repeat=2):
-        for operator in ("+", "-", "*", "/", "%", "div"):
-            if operator == "div" and {"float", "double"} & {left, right}:
-                continue  # Spark refuses it
-            sparks = spark.sql(f"select typeof(c{i} {operator} c{j}) from (select {values})").collect()[0][0]
-            ours = arithmetic_type(operator, ColumnStats(left), ColumnStats(right))
-            if ours != sparks:
-                differ.append((left, operator, right, ours, sparks))
+    try:
+        for ansi in (False, True):
+            spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
+            for i, left, operator, j, right in cases:
+                sparks = spark.sql(f"select typeof(c{i} {operator} c{j}) from (select {values})").collect()[0][0]
+                ours = arithmetic_type(operator, ColumnStats(left), ColumnStats(right), ansi=ansi)
+                if ours != sparks:
+                    differ.append((ansi, left, operator, right, ours, sparks))
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", before)
     assert differ == []

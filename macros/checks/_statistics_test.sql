@@ -85,9 +85,7 @@
 {#- A test that a column's stored min and max lie within [low, high], compared as values of the
     column's type (numbers, dates, timestamps, strings). -#}
 {% macro _test_values_between(test, model, column_name, low, high) %}
-  {%- if low is none and high is none and execute -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': give min, max or both') }}
-  {%- endif -%}
+  {%- do dbt_analyze._check_test_band(test, low, high, numbers=false) -%}
   {%- set target = dbt_analyze._test_read(test, dbt_analyze._test_target(test, model, column_name)) -%}
   {%- if target is string -%}{{ return(target) }}{%- endif -%}
   {%- set row = target.rows[0] -%}
@@ -269,15 +267,16 @@
 
 {#- Bad arguments are refused when the test is compiled to run (not while the project is parsed:
     one bad test would stop every dbt command of the project). -#}
-{% macro _check_test_band(test, low, high) %}
+{#- numbers=false: bounds of any type, compared by Spark as the column's values (_test_values_between). -#}
+{% macro _check_test_band(test, low, high, numbers=true) %}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
-  {%- for name, value in {'min': low, 'max': high}.items() if value is not none and value is not number -%}
+  {%- for name, value in {'min': low, 'max': high}.items() if numbers and value is not none and value is not number -%}
     {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': ' ~ name ~ ' must be a number, got ' ~ value) }}
   {%- endfor -%}
   {%- if low is none and high is none -%}
     {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': give min, max or both') }}
   {%- endif -%}
-  {%- if low is not none and high is not none and low > high -%}
+  {%- if numbers and low is not none and high is not none and low > high -%}
     {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': min (' ~ low ~ ') is above max (' ~ high ~ ')') }}
   {%- endif -%}
 {% endmacro %}

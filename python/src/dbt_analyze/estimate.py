@@ -660,9 +660,11 @@ def _sources(node: exp.Expression, scope) -> tuple:
     return tuple(dict.fromkeys(found))
 
 
-def arithmetic_type(operator: str, left: ColumnStats, right: ColumnStats) -> Optional[str]:
+def arithmetic_type(operator: str, left: ColumnStats, right: ColumnStats, ansi: bool = False) -> Optional[str]:
     """The type Spark gives ``left <operator> right`` of two numbers (None for other types): double
-    if either is a double or float (float for two floats, but for ``/``), else a decimal by Spark's precision rules (an integer literal counts its digits,
+    with a double or a decimal, and for ``/``; a float with a float is a float, and with an integer
+    too, but in ANSI mode (``ansi``: Spark 4's default and a Thrift server's; dbt-spark's sessions
+    turn it off); else a decimal by Spark's precision rules (an integer literal counts its digits,
     an integer column as decimal(10,0) or (20,0)), else the wider integer; ``/`` of integers is double.
 
     >>> amount, two = ColumnStats("decimal(10,2)"), ColumnStats.literal(2, "int")
@@ -672,8 +674,10 @@ def arithmetic_type(operator: str, left: ColumnStats, right: ColumnStats) -> Opt
     bases = (base_type(left.data_type), base_type(right.data_type))
     if not all(base in INTEGER_RANKS or base in ("float", "double", "decimal") for base in bases):
         return None
-    if "double" in bases or "float" in bases:  # float with float stays float; with anything else, both are doubles
-        return "float" if bases == ("float", "float") and operator != "/" else "double"
+    if "double" in bases or "float" in bases:
+        other = bases[1] if bases[0] == "float" else bases[0]
+        stays_float = "double" not in bases and operator != "/" and (other == "float" or (other in INTEGER_RANKS and not ansi))
+        return "float" if stays_float else "double"
     if "decimal" not in bases:
         if operator == "/":
             return "double"
