@@ -36,9 +36,9 @@
   {%- set value = dbt_analyze._test_measure(measure, row.t, row.s) -%}
   {%- set failures = dbt_analyze._test_missing_column(target, row) -%}
   {%- if not failures and (value is none or (low is not none and value < low) or (high is not none and value > high)) -%}
-    {%- do failures.append({'value': value, 'low': low, 'high': high,
-                            'message': dbt_analyze._test_subject(target, measure) ~ ' is ' ~ dbt_analyze._test_number(value)
-                                       ~ '; expected ' ~ dbt_analyze._test_band_text(low, high) ~ ' (' ~ dbt_analyze._test_source(row) ~ ')'}) -%}
+    {%- do failures.append(dbt_analyze._test_failure(
+          dbt_analyze._test_subject(target, measure) ~ ' is ' ~ dbt_analyze._test_number(value) ~ '; expected '
+          ~ dbt_analyze._test_band_text(low, high) ~ ' (' ~ dbt_analyze._test_source(row) ~ ')', value, low, high)) -%}
   {%- endif -%}
   {{ return(dbt_analyze._test_failures_sql(test, target, measure, failures)) }}
 {% endmacro %}
@@ -50,7 +50,8 @@
     values the test passes and says so. -#}
 {% macro _test_anomaly(test, model, measure, column_name, over, history, sensitivity) %}
   {%- do dbt_analyze._check_test_anomaly(test, over, history, sensitivity) -%}
-  {%- set target = dbt_analyze._test_read(test, dbt_analyze._test_target(test, model, column_name, over), over, history | int + 1) -%}
+  {%- set target = dbt_analyze._test_target(test, model, column_name, over) -%}
+  {%- set target = dbt_analyze._test_read(test, target, over, history | int + 1) -%}
   {%- if target is string -%}{{ return(target) }}{%- endif -%}
   {%- set measured = [] -%}
   {%- for row in target.rows -%}
@@ -59,7 +60,8 @@
   {%- set latest, earlier = target.rows[0], measured[1:] | selectattr('value', 'ne', none) | list -%}
   {%- set failures = dbt_analyze._test_missing_column(target, latest) -%}
   {%- if not failures and earlier | length < 3 -%}
-    {{ log('dbt_analyze: ' ~ test ~ ': ' ~ target.name ~ ' has ' ~ earlier | length ~ ' earlier ' ~ over ~ ' with statistics; 3 are needed to judge', info=True) }}
+    {{ log('dbt_analyze: ' ~ test ~ ': ' ~ target.name ~ ' has ' ~ earlier | length ~ ' earlier ' ~ over
+           ~ ' with statistics; 3 are needed to judge', info=True) }}
   {%- elif not failures -%}
     {%- set values = earlier | map(attribute='value') | list -%}
     {%- set median = dbt_analyze._median(values) -%}
@@ -70,13 +72,15 @@
     {%- set low, high = median - sensitivity * spread, median + sensitivity * spread -%}
     {%- set value = measured[0].value -%}
     {%- if value is none or value < low or value > high -%}
+      {%- set partition = latest.partition_spec if over == 'partitions' else none -%}
       {%- set names = earlier | map(attribute='row') | map(attribute='run_id' if over == 'runs' else 'partition_spec') | list -%}
-      {%- do failures.append({'value': value, 'low': low, 'high': high, 'partition_spec': latest.partition_spec if over == 'partitions' else none,
-            'message': dbt_analyze._test_subject(target, measure) ~ (' in partition ' ~ latest.partition_spec if over == 'partitions' else '')
-                       ~ ' is ' ~ dbt_analyze._test_number(value) ~ ' (' ~ dbt_analyze._test_source(latest) ~ '); expected '
-                       ~ dbt_analyze._test_band_text(low, high) ~ ': median ' ~ dbt_analyze._test_number(median) ~ ', MAD '
-                       ~ dbt_analyze._test_number(mad) ~ ', sensitivity ' ~ sensitivity ~ ', from the ' ~ earlier | length ~ ' ' ~ over
-                       ~ ' before it (' ~ names | last ~ ' … ' ~ names | first ~ ')'}) -%}
+      {%- do failures.append(dbt_analyze._test_failure(
+            dbt_analyze._test_subject(target, measure) ~ (' in partition ' ~ partition if partition else '')
+            ~ ' is ' ~ dbt_analyze._test_number(value) ~ ' (' ~ dbt_analyze._test_source(latest) ~ '); expected '
+            ~ dbt_analyze._test_band_text(low, high) ~ ': median ' ~ dbt_analyze._test_number(median)
+            ~ ', MAD ' ~ dbt_analyze._test_number(mad) ~ ', sensitivity ' ~ sensitivity
+            ~ ', from the ' ~ earlier | length ~ ' ' ~ over ~ ' before it (' ~ names | last ~ ' … ' ~ names | first ~ ')',
+            value, low, high, partition)) -%}
     {%- endif -%}
   {%- endif -%}
   {{ return(dbt_analyze._test_failures_sql(test, target, measure, failures)) }}
@@ -90,27 +94,26 @@
   {%- if target is string -%}{{ return(target) }}{%- endif -%}
   {%- set row = target.rows[0] -%}
   {%- set stored = row.s or {} -%}
+  {%- set lowest, highest = stored.get('min_value'), stored.get('max_value') -%}
   {#- The given and the stored values compared as values of the column's type, by Spark (no table is read). -#}
   {%- set typed = {} -%}
-  {%- for name, value in {'min': low, 'max': high, 'stored_min': stored.get('min_value'), 'stored_max': stored.get('max_value')}.items() -%}
+  {%- for name, value in {'low': low, 'high': high, 'lowest': lowest, 'highest': highest}.items() -%}
     {%- do typed.update({name: dbt_analyze._as_type_sql(value, target.data_type, rendered=false) if value is not none else 'null'}) -%}
   {%- endfor -%}
-  {%- set compared = run_query('select ' ~ typed['min'] ~ ' is not null, ' ~ typed['max'] ~ ' is not null, ' ~ typed['min'] ~ ' > ' ~ typed['max']
-                               ~ ', ' ~ typed['stored_min'] ~ ' < ' ~ typed['min'] ~ ', ' ~ typed['stored_max'] ~ ' > ' ~ typed['max'])[0] -%}
+  {%- set compared = run_query('select ' ~ [typed.low ~ ' is not null', typed.high ~ ' is not null', typed.low ~ ' > ' ~ typed.high,
+                                             typed.lowest ~ ' < ' ~ typed.low, typed.highest ~ ' > ' ~ typed.high] | join(', '))[0] -%}
   {%- for name, value, castable in [('min', low, compared[0]), ('max', high, compared[1])] if value is not none and not castable -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': ' ~ name ~ " '" ~ value ~ "' is not a value of " ~ column_name ~ "'s type " ~ target.data_type) }}
+    {%- do dbt_analyze._test_error(test, name ~ " '" ~ value ~ "' is not a value of " ~ column_name ~ "'s type " ~ target.data_type) -%}
   {%- endfor -%}
   {%- if compared[2] -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': min (' ~ low ~ ') is above max (' ~ high ~ ')') }}
+    {%- do dbt_analyze._test_error(test, 'min (' ~ low ~ ') is above max (' ~ high ~ ')') -%}
   {%- endif -%}
-  {%- set row = {'t': row.t, 's': row.s, 'run_id': row.run_id, 'collected_at': row.collected_at,
-                 'min_value': stored.get('min_value'), 'max_value': stored.get('max_value'), 'below': compared[3], 'above': compared[4]} -%}
   {%- set failures = dbt_analyze._test_missing_column(target, row) -%}
   {#- A column of NULLs only has no min or max: no value is out of range (as dbt's accepted_range). -#}
-  {%- if not failures and (row.below or row.above) -%}
-    {%- do failures.append({'value': row.min_value ~ ' … ' ~ row.max_value, 'low': low, 'high': high,
-          'message': 'the values of ' ~ target.name ~ '.' ~ column_name ~ ' range from ' ~ row.min_value ~ ' to ' ~ row.max_value
-                     ~ '; expected ' ~ dbt_analyze._test_band_text(low, high) ~ ' (' ~ dbt_analyze._test_source(row) ~ ')'}) -%}
+  {%- if not failures and (compared[3] or compared[4]) -%}
+    {%- do failures.append(dbt_analyze._test_failure(
+          'the values of ' ~ target.name ~ '.' ~ column_name ~ ' range from ' ~ lowest ~ ' to ' ~ highest ~ '; expected '
+          ~ dbt_analyze._test_band_text(low, high) ~ ' (' ~ dbt_analyze._test_source(row) ~ ')', lowest ~ ' … ' ~ highest, low, high)) -%}
   {%- endif -%}
   {{ return(dbt_analyze._test_failures_sql(test, target, 'min and max', failures)) }}
 {% endmacro %}
@@ -120,17 +123,16 @@
 {% macro _test_probably_unique(test, model, column_name) %}
   {%- set target = dbt_analyze._test_read(test, dbt_analyze._test_target(test, model, column_name)) -%}
   {%- if target is string -%}{{ return(target) }}{%- endif -%}
-  {%- set found = target.rows[0] -%}
-  {%- set row = {'run_id': found.run_id, 'collected_at': found.collected_at, 's': found.s,
-                 'distinct_count': dbt_analyze._test_measure('distinct_count', found.t, found.s),
-                 'non_null_count': dbt_analyze._test_measure('non_null_count', found.t, found.s)} -%}
+  {%- set row = target.rows[0] -%}
+  {%- set distinct = dbt_analyze._test_measure('distinct_count', row.t, row.s) -%}
+  {%- set non_null = dbt_analyze._test_measure('non_null_count', row.t, row.s) -%}
   {%- set tolerance = 3 * 1.04 / (2 ** (dbt_analyze._var('dbt_analyze_hll_lg_k') | int)) ** 0.5 -%}
   {%- set failures = dbt_analyze._test_missing_column(target, row) -%}
-  {%- if not failures and row.non_null_count and (row.distinct_count or 0) < row.non_null_count * (1 - tolerance) -%}
-    {%- do failures.append({'value': row.distinct_count, 'low': row.non_null_count * (1 - tolerance), 'high': row.non_null_count,
-          'message': target.name ~ '.' ~ column_name ~ ' has about ' ~ dbt_analyze._test_number(row.distinct_count) ~ ' distinct values in '
-                     ~ dbt_analyze._test_number(row.non_null_count) ~ " non-null rows: not unique beyond the sketch's error of "
-                     ~ '%.1f' | format(100 * tolerance) ~ '% (' ~ dbt_analyze._test_source(row) ~ ')'}) -%}
+  {%- if not failures and non_null and (distinct or 0) < non_null * (1 - tolerance) -%}
+    {%- do failures.append(dbt_analyze._test_failure(
+          target.name ~ '.' ~ column_name ~ ' has about ' ~ dbt_analyze._test_number(distinct) ~ ' distinct values in '
+          ~ dbt_analyze._test_number(non_null) ~ " non-null rows: not unique beyond the sketch's error of "
+          ~ '%.1f' | format(100 * tolerance) ~ '% (' ~ dbt_analyze._test_source(row) ~ ')', distinct, non_null * (1 - tolerance), non_null)) -%}
   {%- endif -%}
   {{ return(dbt_analyze._test_failures_sql(test, target, 'distinct_count', failures)) }}
 {% endmacro %}
@@ -143,9 +145,10 @@
     {{ return(dbt_analyze._test_failures_sql(test, target, '', [])) }}
   {%- endif -%}
   {%- set run = dbt_analyze._new_run({'relation': model, 'dry_run': true}) -%}
-  {%- set plan = dbt_analyze._plan_target(dbt_analyze._build_request({'relation': model, 'columns': [column_name] if column_name else none}, run), run) -%}
+  {%- set request = dbt_analyze._build_request({'relation': model, 'columns': [column_name] if column_name else none}, run) -%}
+  {%- set plan = dbt_analyze._plan_target(request, run) -%}
   {%- if over == 'partitions' and not plan.table.partition_columns -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ": over='partitions' needs a partitioned table; " ~ target.name ~ ' is not partitioned') }}
+    {%- do dbt_analyze._test_error(test, "over='partitions' needs a partitioned table; " ~ target.name ~ ' is not partitioned') -%}
   {%- endif -%}
   {%- do target.update({'run': run, 'plan': plan, 'data_type': (plan.columns | first).data_type if column_name else none}) -%}
   {{ return(target) }}
@@ -159,7 +162,8 @@
   {%- set snapshot = adapter.dbt_analyze_once(key, dbt_analyze._test_snapshot, target, over, limit) -%}
   {%- set status = snapshot.status -%}
   {%- set table_status = status.get('', ['new', none]) -%}
-  {%- set analyze = "add the post-hook {{ dbt_analyze.analyze() }} to the model, or run dbt run-operation analyze_table --args '{relation: " ~ target.name ~ "}'" -%}
+  {%- set analyze = 'add the post-hook {{ dbt_analyze.analyze() }} to the model, or run dbt run-operation analyze_table'
+                    ~ " --args '{relation: " ~ target.name ~ "}'" -%}
   {%- set message = none -%}
   {%- if snapshot.rows is none or status.values() | map(attribute=1) | reject('none') | list | length == 0 -%}
     {%- set message = target.name ~ ' has no statistics: ' ~ analyze -%}
@@ -167,11 +171,11 @@
     {%- set changed = [] -%}
     {%- for spec, value in status.items() if spec and value[0] != 'fresh' -%}{%- do changed.append(spec ~ ' (' ~ value[0] ~ ')') -%}{%- endfor -%}
     {%- set message = 'the statistics of ' ~ target.name ~ ' are stale: its files changed after they were collected'
-                      ~ (' (at ' ~ table_status[1] ~ ')' if table_status[1] else '') ~ (', in partitions ' ~ dbt_analyze._brief_list(changed) if changed else '')
-                      ~ '; ' ~ analyze -%}
+                      ~ (' (at ' ~ table_status[1] ~ ')' if table_status[1] else '')
+                      ~ (', in partitions ' ~ dbt_analyze._brief_list(changed) if changed else '') ~ '; ' ~ analyze -%}
   {%- endif -%}
   {%- if message -%}
-    {{ return(dbt_analyze._test_failures_sql(test, target, '', [{'value': none, 'low': none, 'high': none, 'message': message}])) }}
+    {{ return(dbt_analyze._test_failures_sql(test, target, '', [dbt_analyze._test_failure(message)])) }}
   {%- endif -%}
   {#- Newest first, each with t, its table's or partition's statistics, and s, its column's (or none). -#}
   {%- set columns = {} -%}
@@ -195,17 +199,20 @@
 {% macro _test_snapshot(target, over, limit) %}
   {%- set table = target.plan.table -%}
   {%- if over == 'runs' -%}
-    {%- set source = 'select h.* from ' ~ dbt_analyze._storage_relation('statistics_history') ~ ' h left semi join (select run_id from '
-                     ~ dbt_analyze._storage_relation('analyze_run_events') ~ " where event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table)
+    {%- set succeeded = 'select run_id from ' ~ dbt_analyze._storage_relation('analyze_run_events')
+                        ~ " where event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table) -%}
+    {%- set source = 'select h.* from ' ~ dbt_analyze._storage_relation('statistics_history') ~ ' h left semi join (' ~ succeeded
                      ~ ') r on h.run_id = r.run_id where ' ~ dbt_analyze._table_where_sql(table, 'h.') ~ " and h.partition_spec = ''" -%}
     {%- set newest = 'run_id' -%}
   {%- else -%}
-    {%- set source = 'select * from (' ~ dbt_analyze._current_rows_sql(table=table) ~ ') where partition_spec ' ~ ("<> ''" if over == 'partitions' else "= ''") -%}
+    {%- set source = 'select * from (' ~ dbt_analyze._current_rows_sql(table=table) ~ ') where partition_spec '
+                     ~ ("<> ''" if over == 'partitions' else "= ''") -%}
     {%- set newest = 'partition_spec' -%}
   {%- endif -%}
   {#- Rows of one run (and partition) share its collected_at: the newest `limit` of them by rank. -#}
   {%- set sql -%}
-    select run_id, partition_spec, column_name, data_type, cast(collected_at as string) as collected_at, row_count, null_count, distinct_count, mean,
+    select run_id, partition_spec, column_name, data_type, cast(collected_at as string) as collected_at,
+           row_count, null_count, distinct_count, mean,
            {{ dbt_analyze._rendered_sql('s.min_value') }} as min_value, {{ dbt_analyze._rendered_sql('s.max_value') }} as max_value
     from (select *, dense_rank() over (order by collected_at desc, {{ newest }} desc) as age from ({{ source }})) s
     where age <= {{ limit | int }}
@@ -215,26 +222,32 @@
              'rows': dbt_analyze._parse_json_rows(read.others[0]) if read.others is not none else none}) }}
 {% endmacro %}
 
+{#- One failure of a test: its message, and the value and band it was judged by. -#}
+{% macro _test_failure(message, value=none, low=none, high=none, partition_spec=none) %}
+  {{ return({'message': message, 'value': value, 'low': low, 'high': high, 'partition_spec': partition_spec}) }}
+{% endmacro %}
+
 {#- The SQL of a test's failures (none: a query of no rows); each message is logged. -#}
 {% macro _test_failures_sql(test, target, measure, failures) %}
   {%- set rows = [] -%}
   {%- for failure in failures -%}
     {{ log('dbt_analyze: ' ~ test ~ ' failed: ' ~ failure.message, info=True) }}
     {%- set cells = [] -%}
-    {%- for cell in [measure, target.column, failure.get('partition_spec'), failure.value, failure.low, failure.high, failure.message] -%}
+    {%- for cell in [measure, target.column, failure.partition_spec, failure.value, failure.low, failure.high, failure.message] -%}
       {%- do cells.append(dbt_analyze._quote_literal('' if cell is none else cell | string)) -%}
     {%- endfor -%}
     {%- do rows.append('(' ~ cells | join(', ') ~ ')') -%}
   {%- endfor -%}
   {%- set columns = 'failures(measure, column_name, partition_spec, value, expected_low, expected_high, message)' -%}
-  {{ return('select * from values ' ~ (rows | join(', ') if rows else "('', '', '', '', '', '', '')") ~ ' as ' ~ columns ~ ('' if rows else ' where false')) }}
+  {{ return('select * from values ' ~ (rows | join(', ') if rows else "('', '', '', '', '', '', '')") ~ ' as ' ~ columns
+            ~ ('' if rows else ' where false')) }}
 {% endmacro %}
 
 {#- The failure of a test of a column that has no statistics (analyzed without it), in a list. -#}
 {% macro _test_missing_column(target, row) %}
   {%- if not target.column or row.s is not none -%}{{ return([]) }}{%- endif -%}
-  {{ return([{'value': none, 'low': none, 'high': none,
-              'message': 'column ' ~ target.column ~ ' of ' ~ target.name ~ " has no statistics: analyze it with columns: all (or a list naming it)"}]) }}
+  {{ return([dbt_analyze._test_failure('column ' ~ target.column ~ ' of ' ~ target.name
+                                       ~ ' has no statistics: analyze it with columns: all (or a list naming it)')]) }}
 {% endmacro %}
 
 {#- "row_count of analytics.orders" / "null_fraction of analytics.orders.status". -#}
@@ -267,29 +280,33 @@
 
 {#- Bad arguments are refused when the test is compiled to run (not while the project is parsed:
     one bad test would stop every dbt command of the project). -#}
+{% macro _test_error(test, text) %}
+  {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': ' ~ text) }}
+{% endmacro %}
+
 {#- numbers=false: bounds of any type, compared by Spark as the column's values (_test_values_between). -#}
 {% macro _check_test_band(test, low, high, numbers=true) %}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
   {%- for name, value in {'min': low, 'max': high}.items() if numbers and value is not none and value is not number -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': ' ~ name ~ ' must be a number, got ' ~ value) }}
+    {%- do dbt_analyze._test_error(test, name ~ ' must be a number, got ' ~ value) -%}
   {%- endfor -%}
   {%- if low is none and high is none -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': give min, max or both') }}
+    {%- do dbt_analyze._test_error(test, 'give min, max or both') -%}
   {%- endif -%}
   {%- if numbers and low is not none and high is not none and low > high -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': min (' ~ low ~ ') is above max (' ~ high ~ ')') }}
+    {%- do dbt_analyze._test_error(test, 'min (' ~ low ~ ') is above max (' ~ high ~ ')') -%}
   {%- endif -%}
 {% endmacro %}
 
 {% macro _check_test_anomaly(test, over, history, sensitivity) %}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
   {%- if over not in ('runs', 'partitions') -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ": over must be 'runs' or 'partitions', got '" ~ over ~ "'") }}
+    {%- do dbt_analyze._test_error(test, "over must be 'runs' or 'partitions', got '" ~ over ~ "'") -%}
   {%- endif -%}
   {%- if sensitivity is not number or sensitivity <= 0 -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': sensitivity must be a positive number, got ' ~ sensitivity) }}
+    {%- do dbt_analyze._test_error(test, 'sensitivity must be a positive number, got ' ~ sensitivity) -%}
   {%- endif -%}
   {%- if history is not number or history | int != history or history < 3 -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ test ~ ': history must be a whole number of at least 3, got ' ~ history) }}
+    {%- do dbt_analyze._test_error(test, 'history must be a whole number of at least 3, got ' ~ history) -%}
   {%- endif -%}
 {% endmacro %}
