@@ -62,7 +62,7 @@ test-thrift: env java
 
 bench: env java
 	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
-	$(BIN)/python bench/bench.py --scale $(SCALE)
+	$(BIN)/python bench/bench.py --scale $(SCALE) $(if $(TPCH_SF),--tpch-sf $(TPCH_SF))
 
 # A run's cost against Spark's own ANALYZE, side by side (BENCHMARKS.md, "A run's cost").
 bench-cost: env java

@@ -10,7 +10,8 @@
     'dbt_analyze_histogram': {'kind': 'equi_height'},
     'dbt_analyze_partition_histograms': false,
     'dbt_analyze_quantiles': [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99],
-    'dbt_analyze_top_k_tracked': 256,
+    'dbt_analyze_top_k_tracked': 2048,
+    'dbt_analyze_most_common_values': 256,
     'dbt_analyze_sketches': 'full',
     'dbt_analyze_full': false,
     'dbt_analyze_publish': false,
@@ -47,8 +48,9 @@
   {{ return({
     'dbt_analyze_hll_lg_k': [4, 21, "HLL's lgK"],
     'dbt_analyze_kll_k': [8, 65535, "KLL's k"],
-    'dbt_analyze_top_k': [1, none, 'top values kept per column'],
+    'dbt_analyze_top_k': [1, none, 'top values shown per column'],
     'dbt_analyze_top_k_tracked': [1, none, 'items a top-k sketch tracks'],
+    'dbt_analyze_most_common_values': [1, none, 'most common values kept per column'],
     'dbt_analyze_histogram_bins': [1, none, 'bins per histogram'],
     'dbt_analyze_sample_seed': [none, none, 'the sampling seed'],
     'dbt_analyze_compaction_wait_seconds': [0, 3600, 'how long compact_statistics waits for runs still planning'],
@@ -62,13 +64,17 @@
     {%- set text = dbt_analyze._var(name) | string | trim -%}
     {%- set whole = (text[1:] if text.startswith('-') else text).isdigit() -%}
     {%- if not whole or (low is not none and text | int < low) or (high is not none and text | int > high) -%}
-      {%- set bounds = (' from ' ~ low ~ ' to ' ~ high) if high is not none else (' of at least ' ~ low) if low is not none else '' -%}
-      {{ dbt_analyze._fail(run, 'var ' ~ name ~ ' (' ~ meaning ~ ') must be an integer' ~ bounds ~ ", got '" ~ text ~ "'") }}
+      {%- set bounds = (' from ' ~ low ~ ' to ' ~ high) if high is not none else (' of at least ' ~ low)
+                       if low is not none else '' -%}
+      {{ dbt_analyze._fail(run, 'var ' ~ name ~ ' (' ~ meaning ~ ') must be an integer' ~ bounds ~ ", got '" ~ text
+                           ~ "'") }}
     {%- endif -%}
   {%- endfor -%}
   {%- if dbt_analyze._var('dbt_analyze_top_k') | int > dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
-    {{ dbt_analyze._fail(run, 'var dbt_analyze_top_k (' ~ dbt_analyze._var('dbt_analyze_top_k') ~ ') must not exceed dbt_analyze_top_k_tracked ('
-                              ~ dbt_analyze._var('dbt_analyze_top_k_tracked') ~ '): a sketch reports only the items it tracks') }}
+    {{ dbt_analyze._fail(run, 'var dbt_analyze_top_k (' ~ dbt_analyze._var('dbt_analyze_top_k')
+                         ~ ') must not exceed dbt_analyze_top_k_tracked ('
+                              ~ dbt_analyze._var('dbt_analyze_top_k_tracked')
+                              ~ '): a sketch reports only the items it tracks') }}
   {%- endif -%}
   {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
   {%- if quantiles is string or quantiles is not iterable or quantiles | reject('number') | list

@@ -3,10 +3,11 @@
     after another. Returns each statement's rows, in the statements' order. With missing_paths (file
     listings, see _run_listing), a statement that Spark stops at a path that does not exist gives
     {missing_path} instead of rows (through the library, on any connection). -#}
-{% macro _run_independent(statements, missing_paths=false, settings=[]) %}
+{% macro _run_at_once(statements, missing_paths=false, settings=[]) %}
   {%- if not statements -%}{{ return([]) }}{%- endif -%}
   {%- set results = adapter.dbt_analyze_run_concurrently(statements, missing_paths, settings)
-                    if (statements | length > 1 or missing_paths) and adapter.dbt_analyze_run_concurrently is defined else false -%}
+                    if (statements | length > 1 or missing_paths) and adapter.dbt_analyze_run_concurrently is defined
+                    else false -%}
   {%- if results is sameas false -%}
     {%- set results = [] -%}
     {%- for sql in statements -%}{%- do results.append(run_query(sql).rows) -%}{%- endfor -%}

@@ -8,7 +8,8 @@
     {{ return('null') }}
   {%- endif -%}
   {#- Spark string literals honour backslash escapes, so escape the backslash first. -#}
-  {%- set escaped = (value | string) | replace('\\', '\\\\') | replace("'", "\\'") | replace('\n', '\\n') | replace('\r', '\\r') -%}
+  {%- set escaped = (value | string) | replace('\\', '\\\\') | replace("'", "\\'") | replace('\n', '\\n')
+                    | replace('\r', '\\r') -%}
   {{ return("'" ~ escaped ~ "'") }}
 {% endmacro %}
 

@@ -4,10 +4,13 @@
   {%- set printable = {} -%}
   {%- for key, value in args.items() -%}
     {#- A Relation (post-hooks pass `this`) is printed by its name; YAML dates as their text. -#}
-    {%- do printable.update({key: value.render() if key == 'relation' and value is not string else dbt_analyze._yaml_scalars(value)}) -%}
+    {%- do printable.update({key: value.render() if key == 'relation' and value is not string
+                             else dbt_analyze._yaml_scalars(value)}) -%}
   {%- endfor -%}
-  {{ return({'run_id': now.strftime('%Y%m%dT%H%M%S%f') ~ '-' ~ (invocation_id or 'local')[:8], 'statements_at_start': dbt_analyze._statements_sent(),
-             'request_text': tojson(printable), 'started': now, 'dry_run': dbt_analyze._as_bool(args.get('dry_run', false))}) }}
+  {{ return({'run_id': now.strftime('%Y%m%dT%H%M%S%f') ~ '-' ~ (invocation_id or 'local')[:8],
+             'statements_at_start': dbt_analyze._statements_sent(),
+             'request_text': tojson(printable), 'started': now,
+             'dry_run': dbt_analyze._as_bool(args.get('dry_run', false))}) }}
 {% endmacro %}
 
 {#-
@@ -37,7 +40,8 @@
   {%- set to_scan = choice.to_scan -%}
 
   {%- if choice.changed and not run.dry_run and (adapter.dbt_analyze_may_hold_old_files is not defined
-                                           or adapter.dbt_analyze_may_hold_old_files(table.schema, table.identifier)) -%}
+                                           or adapter.dbt_analyze_may_hold_old_files(table.schema,
+                                               table.identifier)) -%}
     {#- The listing saw these partitions change; a Spark session that read the table before (a
         Thrift server's, a long-lived one) may still hold their old file lists, and a scan through
         them would store old statistics under the new files' fingerprint for good. -#}
@@ -47,13 +51,19 @@
     {%- do plan.update(dbt_analyze._plan_sample(plan, to_scan, request.sample)) -%}
   {%- endif -%}
   {%- set stored = {} -%}
-  {%- for spec, state in states.items() if spec in plan.all_partitions and spec not in to_scan -%}{%- do stored.update({spec: state.run_id}) -%}{%- endfor -%}
-  {%- set insert_sql = dbt_analyze._statistics_insert_sql(plan, run.run_id, to_scan, {'keys_sql': dbt_analyze._state_keys_sql(stored), 'run_ids': stored.values() | list},
+  {%- for spec, state in states.items() if spec in plan.all_partitions and spec not in to_scan -%}
+    {%- do stored.update({spec: state.run_id}) -%}
+  {%- endfor -%}
+  {%- set insert_sql = dbt_analyze._statistics_insert_sql(plan, run.run_id, to_scan,
+                                                          {'keys_sql': dbt_analyze._state_keys_sql(stored),
+                                                           'run_ids': stored.values() | list},
                                                           plan.scan_columns and request.sketches == 'full') -%}
-  {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': choice.skipped, 'dropped': choice.dropped,
+  {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': choice.skipped,
+                     'dropped': choice.dropped,
                      'columns': plan.scan_columns | map(attribute='name') | list} -%}
   {%- if run.dry_run -%}
-    {{ log('-- dbt_analyze dry run for ' ~ name ~ ': scan ' ~ to_scan | length ~ ' partition(s), skip ' ~ choice.skipped | length, info=True) }}
+    {{ log('-- dbt_analyze dry run for ' ~ name ~ ': scan ' ~ to_scan | length ~ ' partition(s), skip '
+           ~ choice.skipped | length, info=True) }}
     {{ log(('' if to_scan else '-- nothing to scan;\n') ~ insert_sql ~ ';', info=True) }}
     {%- do summary.update({'sql': [insert_sql]}) -%}
     {{ return(summary) }}
@@ -61,33 +71,46 @@
 
   {%- set plan_ms = dbt_analyze._elapsed_ms(plan_started) -%}
   {%- if not to_scan and not choice.dropped and not request.noscan and states -%}
-    {{ log('dbt_analyze: ' ~ name ~ ' unchanged since its last analysis (' ~ choice.skipped | length ~ ' partition(s) skipped)', info=True) }}
+    {{ log('dbt_analyze: ' ~ name ~ ' unchanged since its last analysis (' ~ choice.skipped | length
+           ~ ' partition(s) skipped)', info=True) }}
     {#- A write to a table wipes its catalog statistics even when no file changed that we track: republish. -#}
-    {%- set publish_ms = dbt_analyze._publish_to_catalog(table, dbt_analyze._latest_run_id(table)) if request.publish else none -%}
-    {%- do dbt_analyze._write_event(run, 'unchanged', table, {'partitions_scanned': 0, 'partitions_skipped': choice.skipped | length, 'plan_ms': plan_ms,
-                                                              'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}) -%}
+    {%- set publish_ms = dbt_analyze._publish_to_catalog(table, dbt_analyze._latest_run_id(table)) if request.publish
+                         else none -%}
+    {%- do dbt_analyze._write_event(run, 'unchanged', table,
+                                    {'partitions_scanned': 0, 'partitions_skipped': choice.skipped | length,
+                                     'plan_ms': plan_ms,
+                                     'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}) -%}
     {%- do summary.update({'status': 'unchanged'}) -%}
     {{ return(summary) }}
   {%- endif -%}
 
   {%- set scan_started = modules.datetime.datetime.utcnow() -%}
   {%- if to_scan -%}
-    {{ log('dbt_analyze: scanning ' ~ name ~ ': ' ~ (to_scan | length) ~ ' of ' ~ (plan.all_partitions | length) ~ ' partition(s), '
-           ~ plan.scan_columns | length ~ ' column(s)' ~ (' [' ~ plan.scan_columns | map(attribute='name') | join(', ') ~ ']' if plan.scan_columns else ''), info=True) }}
+    {{ log('dbt_analyze: scanning ' ~ name ~ ': ' ~ (to_scan | length) ~ ' of ' ~ (plan.all_partitions | length)
+           ~ ' partition(s), '
+           ~ plan.scan_columns | length ~ ' column(s)'
+           ~ (' [' ~ plan.scan_columns | map(attribute='name') | join(', ') ~ ']' if plan.scan_columns else ''),
+           info=True) }}
   {%- endif -%}
-  {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))' ~ (' in the same statement' if to_scan else ''), info=True) }}
+  {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))'
+         ~ (' in the same statement' if to_scan else ''), info=True) }}
   {%- do run_query(insert_sql) -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
   {%- do dbt_analyze._write_event(run, 'succeeded', table, {
         'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length, 'rows_scanned': 'm.rows',
         'bytes_scanned': 'm.bytes', 'sketch_bytes': 'm.sketch_bytes', 'plan_ms': plan_ms, 'scan_ms': scan_ms,
-        'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}, from_sql=dbt_analyze._own_states_sql(table, run.run_id)) -%}
-  {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run, plan.scan_columns and request.sketches == 'full') -%}
+        'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none},
+        from_sql=dbt_analyze._own_states_sql(table, run.run_id)) -%}
+  {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run,
+                                                                  plan.scan_columns and request.sketches == 'full') -%}
   {%- set own = merged.own -%}
-  {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ own[0] ~ ' rows (' ~ own[1] ~ ' bytes) scanned in ' ~ (to_scan | length) ~ ' partition(s), '
-         ~ (choice.skipped | length) ~ ' skipped' ~ (', ' ~ choice.dropped | length ~ ' dropped' if choice.dropped else '') ~ '; sketches ' ~ own[2] ~ ' bytes'
-         ~ ' (plan ' ~ plan_ms ~ ' ms, scan and merge ' ~ scan_ms ~ ' ms' ~ (', publish ' ~ publish_ms ~ ' ms' if publish_ms is not none else '') ~ ')', info=True) }}
+  {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ own[0] ~ ' rows (' ~ own[1] ~ ' bytes) scanned in '
+         ~ (to_scan | length) ~ ' partition(s), '
+         ~ (choice.skipped | length) ~ ' skipped'
+         ~ (', ' ~ choice.dropped | length ~ ' dropped' if choice.dropped else '') ~ '; sketches ' ~ own[2] ~ ' bytes'
+         ~ ' (plan ' ~ plan_ms ~ ' ms, scan and merge ' ~ scan_ms ~ ' ms'
+         ~ (', publish ' ~ publish_ms ~ ' ms' if publish_ms is not none else '') ~ ')', info=True) }}
   {%- do summary.update({'status': 'succeeded', 'rows_scanned': own[0] | int, 'snapshot_run_id': merged.run_id}) -%}
   {{ return(summary) }}
 {% endmacro %}

@@ -10,14 +10,17 @@
 {% macro default__analyze(columns, partition, full, sketches, noscan, publish) %}
   {%- if not execute or model is not defined or this is none -%}{{ return('') }}{%- endif -%}
   {%- set materialized = config.get('materialized') -%}
-  {%- if materialized in ('view', 'ephemeral', 'materialized_view') or model.resource_type not in ('model', 'seed', 'snapshot') -%}
-    {{ log('dbt_analyze: skipping ' ~ this ~ ' (' ~ (materialized or model.resource_type) ~ ': no data of its own to analyze)', info=True) }}
+  {%- if materialized in ('view', 'ephemeral', 'materialized_view')
+      or model.resource_type not in ('model', 'seed', 'snapshot') -%}
+    {{ log('dbt_analyze: skipping ' ~ this ~ ' (' ~ (materialized or model.resource_type)
+           ~ ': no data of its own to analyze)', info=True) }}
     {{ return('') }}
   {%- endif -%}
   {%- set options = {'columns': 'all'} -%}
   {%- do options.update(config.get('meta', {}).get('analyze', {}) or {}) -%}
   {%- do options.update(config.get('analyze', {}) or {}) -%}
-  {%- for key, value in {'columns': columns, 'partition': partition, 'full': full, 'sketches': sketches, 'noscan': noscan, 'publish': publish}.items() if value is not none -%}
+  {%- for key, value in {'columns': columns, 'partition': partition, 'full': full, 'sketches': sketches,
+                         'noscan': noscan, 'publish': publish}.items() if value is not none -%}
     {%- do options.update({key: value}) -%}
   {%- endfor -%}
   {%- do options.update({'relation': this}) -%}

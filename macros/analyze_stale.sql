@@ -14,7 +14,8 @@
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
   {%- do dbt_analyze._ensure_storage() -%}
   {%- set where = (' where table_schema = ' ~ dbt_analyze._quote_literal(schema)) if schema else '' -%}
-  {%- set analyzed = run_query('select distinct table_schema, table_name from ' ~ dbt_analyze._storage_relation('table_statistics') ~ where ~ ' order by 1, 2') -%}
+  {%- set analyzed = run_query('select distinct table_schema, table_name from '
+                               ~ dbt_analyze._storage_relation('table_statistics') ~ where ~ ' order by 1, 2') -%}
   {%- set check_id = dbt_analyze._new_run({}).run_id -%}
   {%- set existing = {} -%}
   {%- set report = [] -%}
@@ -30,7 +31,8 @@
       {%- do present.append(api.Relation.create(schema=row[0], identifier=row[1])) -%}
     {%- endif -%}
   {%- endfor -%}
-  {{ log('dbt_analyze: analyze_stale: checking ' ~ analyzed | length ~ ' table(s) (' ~ (analyzed | length - present | length) ~ ' dropped)', info=True) }}
+  {{ log('dbt_analyze: analyze_stale: checking ' ~ analyzed | length ~ ' table(s) ('
+         ~ (analyzed | length - present | length) ~ ' dropped)', info=True) }}
   {%- set statuses = {} -%}
   {%- for status in dbt_analyze._table_statuses(present) -%}
     {%- do statuses.update({tojson([present[loop.index0].schema, present[loop.index0].identifier]): status}) -%}
@@ -38,7 +40,8 @@
   {%- for row in analyzed -%}
     {%- set table_schema, table_name = row[0], row[1] -%}
     {%- set relation = api.Relation.create(schema=table_schema, identifier=table_name) -%}
-    {%- set progress = 'dbt_analyze: analyze_stale: table ' ~ loop.index ~ ' of ' ~ analyzed | length ~ ': ' ~ table_schema ~ '.' ~ table_name -%}
+    {%- set progress = 'dbt_analyze: analyze_stale: table ' ~ loop.index ~ ' of ' ~ analyzed | length ~ ': '
+                       ~ table_schema ~ '.' ~ table_name -%}
     {%- set status = statuses.get(tojson([table_schema, table_name])) -%}
     {%- if status is none -%}
       {{ log(progress ~ ': dropped', info=True) }}
@@ -52,7 +55,8 @@
       {{ log(progress ~ ': ' ~ (dbt_analyze._brief_list(changed) if changed else 'fresh'), info=True) }}
       {%- if changed and not check_only -%}
         {%- set summary = dbt_analyze._run_analyze({'relation': relation}) -%}
-        {%- do report.append(table_schema ~ '.' ~ table_name ~ ': re-analyzed ' ~ (dbt_analyze._brief_list(summary.scanned) or 'the table')
+        {%- do report.append(table_schema ~ '.' ~ table_name ~ ': re-analyzed '
+                             ~ (dbt_analyze._brief_list(summary.scanned) or 'the table')
                              ~ (', dropped ' ~ dbt_analyze._brief_list(summary.dropped) if summary.dropped else '')) -%}
         {%- set status = dbt_analyze._table_statuses([relation])[0] -%}
       {%- elif changed -%}
@@ -60,15 +64,20 @@
       {%- endif -%}
     {%- endif -%}
     {%- for spec, value in status.items() -%}
-      {%- do checks.append('(' ~ [dbt_analyze._quote_literal(check_id), 'current_timestamp()', dbt_analyze._quote_literal(table_schema),
-                                  dbt_analyze._quote_literal(table_name), dbt_analyze._quote_literal(spec), dbt_analyze._quote_literal(value[0]),
-                                  'cast(' ~ dbt_analyze._quote_literal(value[1]) ~ ' as timestamp)'] | join(', ') ~ ')') -%}
+      {%- do checks.append('(' ~ [dbt_analyze._quote_literal(check_id), 'current_timestamp()',
+                                  dbt_analyze._quote_literal(table_schema),
+                                  dbt_analyze._quote_literal(table_name), dbt_analyze._quote_literal(spec),
+                                  dbt_analyze._quote_literal(value[0]),
+                                  'cast(' ~ dbt_analyze._quote_literal(value[1]) ~ ' as timestamp)'] | join(', ')
+                                      ~ ')') -%}
     {%- endfor -%}
   {%- endfor -%}
   {%- if checks -%}
-    {%- do run_query('insert into ' ~ dbt_analyze._storage_relation('staleness_checks') ~ ' values ' ~ checks | join(', ')) -%}
+    {%- do run_query('insert into ' ~ dbt_analyze._storage_relation('staleness_checks') ~ ' values '
+                     ~ checks | join(', ')) -%}
   {%- endif -%}
-  {{ log('dbt_analyze: ' ~ (analyzed | length) ~ ' analyzed table(s); ' ~ ((report | length) ~ ' changed:\n  ' ~ report | join('\n  ') if report else 'all fresh'), info=True) }}
+  {{ log('dbt_analyze: ' ~ (analyzed | length) ~ ' analyzed table(s); '
+         ~ ((report | length) ~ ' changed:\n  ' ~ report | join('\n  ') if report else 'all fresh'), info=True) }}
   {{ return(report) }}
 {% endmacro %}
 

@@ -7,9 +7,11 @@
   table statistics and prints them. Options: statement | relation | schema, partition, columns,
   noscan, full, dry_run, sketches (full | basic), sample, publish (into Spark's catalog).
 -#}
-{% macro analyze_table(statement=none, relation=none, partition=none, columns=none, noscan=none, full=none, dry_run=none, sketches=none) %}
+{% macro analyze_table(statement=none, relation=none, partition=none, columns=none, noscan=none, full=none,
+                       dry_run=none, sketches=none) %}
   {#- Unknown keyword arguments reach the request check, which names them. -#}
-  {{ return(adapter.dispatch('analyze_table', 'dbt_analyze')(statement, relation, partition, columns, noscan, full, dry_run, sketches, kwargs)) }}
+  {{ return(adapter.dispatch('analyze_table', 'dbt_analyze')(statement, relation, partition, columns, noscan, full,
+                                                             dry_run, sketches, kwargs)) }}
 {% endmacro %}
 
 {% macro default__analyze_table(statement, relation, partition, columns, noscan, full, dry_run, sketches, unknown={}) %}
@@ -17,10 +19,12 @@
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
   {%- set args = dict(unknown) -%}
   {%- for key, value in {'statement': statement, 'relation': relation, 'partition': partition, 'columns': columns,
-                         'noscan': noscan, 'full': full, 'dry_run': dry_run, 'sketches': sketches}.items() if value is not none -%}
+                         'noscan': noscan, 'full': full, 'dry_run': dry_run, 'sketches': sketches}.items()
+                             if value is not none -%}
     {%- do args.update({key: value}) -%}
   {%- endfor -%}
-  {%- if args.get('schema') is not none or (args.get('statement') and 'tables_in' in dbt_analyze._parse_statement(args.statement)) -%}
+  {%- if args.get('schema') is not none or (args.get('statement')
+                                            and 'tables_in' in dbt_analyze._parse_statement(args.statement)) -%}
     {{ return(dbt_analyze._analyze_tables_in_schema(args)) }}
   {%- endif -%}
   {%- set summary = dbt_analyze._run_analyze(args) -%}
@@ -45,7 +49,8 @@
     {{ dbt_analyze._fail(run, "unknown schema '" ~ (request.tables_in or target.schema) ~ "'") }}
   {%- endif -%}
   {%- if schema | lower == dbt_analyze._stats_schema() | lower -%}
-    {{ dbt_analyze._fail(run, "schema '" ~ schema ~ "' holds dbt_analyze's own statistics tables; analyze the schemas of your data") }}
+    {{ dbt_analyze._fail(run, "schema '" ~ schema
+                         ~ "' holds dbt_analyze's own statistics tables; analyze the schemas of your data") }}
   {%- endif -%}
   {%- set schema_sql = dbt_analyze._quote_identifier(schema) -%}
   {%- set views = run_query('show views in ' ~ schema_sql).columns[1].values() | map('lower') | list -%}
@@ -55,28 +60,41 @@
     {%- do (skipped if row[1] | lower in views else tables).append(row[1]) -%}
   {%- endfor -%}
   {%- set name = 'ANALYZE TABLES IN ' ~ schema -%}
-  {{ log('dbt_analyze: ' ~ name ~ ': ' ~ tables | length ~ ' table(s)' ~ (', ' ~ skipped | length ~ ' view(s) skipped (no data of their own): ' ~ skipped | join(', ') if skipped else ''), info=True) }}
+  {{ log('dbt_analyze: ' ~ name ~ ': ' ~ tables | length ~ ' table(s)'
+         ~ (', ' ~ skipped | length ~ ' view(s) skipped (no data of their own): ' ~ skipped | join(', ') if skipped
+            else ''), info=True) }}
   {%- set summaries = [] -%}
   {%- for identifier in tables -%}
-    {{ log('dbt_analyze: ' ~ name ~ ': table ' ~ loop.index ~ ' of ' ~ tables | length ~ ': ' ~ schema ~ '.' ~ identifier, info=True) }}
+    {{ log('dbt_analyze: ' ~ name ~ ': table ' ~ loop.index ~ ' of ' ~ tables | length ~ ': ' ~ schema ~ '.'
+           ~ identifier, info=True) }}
     {%- set table_args = {'relation': api.Relation.create(schema=schema, identifier=identifier)} -%}
-    {%- for key in ['columns', 'noscan'] if request[key] -%}{%- do table_args.update({key: request[key]}) -%}{%- endfor -%}
-    {%- for key in ['full', 'dry_run', 'sketches', 'sample', 'publish'] if args.get(key) is not none -%}{%- do table_args.update({key: args[key]}) -%}{%- endfor -%}
+    {%- for key in ['columns', 'noscan'] if request[key] -%}
+      {%- do table_args.update({key: request[key]}) -%}
+    {%- endfor -%}
+    {%- for key in ['full', 'dry_run', 'sketches', 'sample', 'publish'] if args.get(key) is not none -%}
+      {%- do table_args.update({key: args[key]}) -%}
+    {%- endfor -%}
     {%- do summaries.append(dbt_analyze._run_analyze(table_args)) -%}
   {%- endfor -%}
   {%- set lines = [] -%}
   {%- for summary in summaries -%}
     {%- if summary.get('sql') -%}
-      {%- do lines.append('  ' ~ summary.table ~ ': would scan ' ~ summary.scanned | length ~ ' partition(s), skip ' ~ summary.skipped | length) -%}
+      {%- do lines.append('  ' ~ summary.table ~ ': would scan ' ~ summary.scanned | length ~ ' partition(s), skip '
+                          ~ summary.skipped | length) -%}
     {%- elif request.noscan -%}
-      {%- do lines.append('  ' ~ summary.table ~ ': ' ~ summary.status ~ ', noscan: size and file count of ' ~ summary.skipped | length
+      {%- do lines.append('  ' ~ summary.table ~ ': ' ~ summary.status ~ ', noscan: size and file count of '
+                          ~ summary.skipped | length
                           ~ ' partition(s) from the file listing') -%}
     {%- else -%}
-      {%- do lines.append('  ' ~ summary.table ~ ': ' ~ summary.status ~ ', ' ~ summary.scanned | length ~ ' partition(s) scanned, '
-                          ~ summary.skipped | length ~ ' skipped' ~ (', ' ~ summary.rows_scanned ~ ' rows' if summary.get('rows_scanned') is not none else '')) -%}
+      {%- do lines.append('  ' ~ summary.table ~ ': ' ~ summary.status ~ ', ' ~ summary.scanned | length
+                          ~ ' partition(s) scanned, '
+                          ~ summary.skipped | length ~ ' skipped'
+                          ~ (', ' ~ summary.rows_scanned ~ ' rows' if summary.get('rows_scanned') is not none
+                             else '')) -%}
     {%- endif -%}
   {%- endfor -%}
-  {{ log('dbt_analyze: ' ~ name ~ ': ' ~ summaries | length ~ ' table(s) ' ~ ('planned (dry run)' if request.dry_run else 'analyzed')
+  {{ log('dbt_analyze: ' ~ name ~ ': ' ~ summaries | length ~ ' table(s) '
+         ~ ('planned (dry run)' if request.dry_run else 'analyzed')
          ~ (':\n' ~ lines | join('\n') if lines else ''), info=True) }}
   {{ return({'schema': schema, 'tables': summaries, 'views_skipped': skipped}) }}
 {% endmacro %}

@@ -17,20 +17,28 @@
   {%- set sources = {
         'tables': "select * from " ~ dbt_analyze._storage_relation('table_statistics') ~ " where partition_spec = ''",
         'columns': "select * from " ~ dbt_analyze._storage_relation('column_statistics') ~ " where partition_spec = ''",
-        'histograms': "select * from " ~ dbt_analyze._storage_relation('column_histograms') ~ " where partition_spec = '' order by table_schema, table_name, column_name, bin",
-        'top_values': "select * from " ~ dbt_analyze._storage_relation('column_top_values') ~ " where partition_spec = '' order by table_schema, table_name, column_name, rank",
-        'estimates': "select * from " ~ dbt_analyze._storage_relation('column_statistics_estimated') ~ " order by table_schema, table_name, column_name",
+        'histograms': "select * from " ~ dbt_analyze._storage_relation('column_histograms')
+            ~ " where partition_spec = '' order by table_schema, table_name, column_name, bin",
+        'top_values': "select * from " ~ dbt_analyze._storage_relation('column_top_values')
+            ~ " where partition_spec = '' and rank <= " ~ dbt_analyze._var('dbt_analyze_top_k') | int
+            ~ " order by table_schema, table_name, column_name, rank",
+        'estimates': "select * from " ~ dbt_analyze._storage_relation('column_statistics_estimated')
+            ~ " order by table_schema, table_name, column_name",
         'staleness': "select * from " ~ dbt_analyze._storage_relation('table_staleness') ~ " where partition_spec = ''",
         'history': "select table_schema, table_name, column_name, run_id, cast(collected_at as string) as collected_at, row_count, null_count, distinct_count from ("
                    ~ "select h.*, dense_rank() over (partition by table_schema, table_name order by h.run_id desc) as age from "
-                   ~ dbt_analyze._storage_relation('statistics_history') ~ " h left semi join (select run_id from " ~ dbt_analyze._storage_relation('analyze_run_events')
+                   ~ dbt_analyze._storage_relation('statistics_history') ~ " h left semi join (select run_id from "
+                   ~ dbt_analyze._storage_relation('analyze_run_events')
                    ~ " where event = 'succeeded') r on h.run_id = r.run_id where h.partition_spec = '') where age <= 30 order by table_schema, table_name, column_name, run_id",
-        'runs': "select r.* from " ~ dbt_analyze._storage_relation('analyze_runs') ~ " r join (select table_schema, table_name, max(started_at) as started_at from "
-                ~ dbt_analyze._storage_relation('analyze_runs') ~ " group by all) l using (table_schema, table_name, started_at)",
+        'runs': "select r.* from " ~ dbt_analyze._storage_relation('analyze_runs')
+            ~ " r join (select table_schema, table_name, max(started_at) as started_at from "
+                ~ dbt_analyze._storage_relation('analyze_runs')
+                ~ " group by all) l using (table_schema, table_name, started_at)",
       } -%}
   {%- set document = {} -%}
   {%- for name, sql in sources.items() -%}
     {%- do document.update({name: dbt_analyze._json_rows(sql)}) -%}
   {%- endfor -%}
-  {{ log('dbt_analyze: statistics of ' ~ document.tables | length ~ ' table(s) for the docs written to ' ~ adapter.dbt_analyze_write_text(path, tojson(document)), info=True) }}
+  {{ log('dbt_analyze: statistics of ' ~ document.tables | length ~ ' table(s) for the docs written to '
+         ~ adapter.dbt_analyze_write_text(path, tojson(document)), info=True) }}
 {% endmacro %}

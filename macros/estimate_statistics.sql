@@ -28,23 +28,28 @@
   {%- set models = [] -%}
   {%- set upstream = {} -%}
   {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.language == 'sql'
-                                          and node.package_name != 'dbt_analyze' and (names is none or node.name in names) -%}
+                                          and node.package_name != 'dbt_analyze'
+                                          and (names is none or node.name in names) -%}
     {%- do models.append({'unique_id': node.unique_id, 'schema': node.schema, 'name': node.alias or node.name,
                           'package_name': node.package_name, 'original_file_path': node.original_file_path,
                           'depends_on': node.depends_on.nodes}) -%}
     {%- for parent_id in node.depends_on.nodes -%}
       {%- set parent = graph.nodes.get(parent_id) or graph.sources.get(parent_id) -%}
       {%- if parent -%}
-        {%- do upstream.update({(parent.schema | lower, (parent.identifier or parent.alias or parent.name) | lower): true}) -%}
+        {%- do upstream.update({(parent.schema | lower,
+                                 (parent.identifier or parent.alias or parent.name) | lower): true}) -%}
       {%- endif -%}
     {%- endfor -%}
   {%- endfor -%}
   {%- if names is not none and models | length < names | length -%}
     {%- set found = models | map(attribute='name') | list -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: estimate_statistics: no SQL model named ' ~ (names | reject('in', found) | join(', ')) ~ ' in this project') }}
+    {{ exceptions.raise_compiler_error('dbt_analyze: estimate_statistics: no SQL model named '
+                                       ~ (names | reject('in', found) | join(', ')) ~ ' in this project') }}
   {%- endif -%}
-  {%- set payload = {'models': models, 'statistics': dbt_analyze._input_statistics(upstream.keys() | list), 'accuracy': accuracy,
-                     'rules': dbt_analyze._var('dbt_analyze_function_rules'), 'rules_file': dbt_analyze._var('dbt_analyze_function_rules_file')} -%}
+  {%- set payload = {'models': models, 'statistics': dbt_analyze._input_statistics(upstream.keys() | list),
+                     'accuracy': accuracy,
+                     'rules': dbt_analyze._var('dbt_analyze_function_rules'),
+                     'rules_file': dbt_analyze._var('dbt_analyze_function_rules_file')} -%}
   {%- set result = fromjson(adapter.dbt_analyze_estimate_statistics(tojson(payload))) -%}
   {%- for message in result.messages -%}
     {{ log('dbt_analyze: estimate ' ~ message, info=True) }}
@@ -57,7 +62,8 @@
       {%- do rows.append(dict(row, estimate_id=estimate_id, estimated_at=estimated_at)) -%}
     {%- endfor -%}
     {%- do run_query(dbt_analyze._insert_document_rows_sql('column_statistics_estimated_history', rows)) -%}
-    {{ log('dbt_analyze: ' ~ rows | length ~ ' estimated column(s) written to ' ~ dbt_analyze._storage_relation('column_statistics_estimated'), info=True) }}
+    {{ log('dbt_analyze: ' ~ rows | length ~ ' estimated column(s) written to '
+           ~ dbt_analyze._storage_relation('column_statistics_estimated'), info=True) }}
   {%- endif -%}
   {{ return(result.rows) }}
 {% endmacro %}
@@ -68,17 +74,24 @@
   {%- if not tables -%}{{ return([]) }}{%- endif -%}
   {%- set keys = [] -%}
   {%- for table_schema, table_name in tables -%}
-    {%- do keys.append('(' ~ dbt_analyze._quote_literal(table_schema) ~ ', ' ~ dbt_analyze._quote_literal(table_name) ~ ')') -%}
+    {%- do keys.append('(' ~ dbt_analyze._quote_literal(table_schema) ~ ', ' ~ dbt_analyze._quote_literal(table_name)
+                       ~ ')') -%}
   {%- endfor -%}
-  {%- set where = " where partition_spec = '' and (lower(table_schema), lower(table_name)) in (" ~ keys | join(', ') ~ ")" -%}
+  {%- set where = " where partition_spec = '' and (lower(table_schema), lower(table_name)) in (" ~ keys | join(', ')
+                  ~ ")" -%}
   {%- set found = {} -%}
-  {%- for row in dbt_analyze._json_rows('select table_schema, table_name, row_count from ' ~ dbt_analyze._storage_relation('table_statistics') ~ where) -%}
-    {%- do found.update({(row.table_schema | lower, row.table_name | lower): {'schema': row.table_schema, 'name': row.table_name,
+  {%- for row in dbt_analyze._json_rows('select table_schema, table_name, row_count from '
+                                        ~ dbt_analyze._storage_relation('table_statistics') ~ where) -%}
+    {%- do found.update({(row.table_schema | lower, row.table_name | lower): {'schema': row.table_schema,
+        'name': row.table_name,
                          'row_count': row.row_count, 'columns': [], 'histograms': {}, 'top_values': {}}}) -%}
   {%- endfor -%}
-  {%- for kind, view in [('columns', 'column_statistics'), ('histograms', 'column_histograms'), ('top_values', 'column_top_values')] -%}
-    {%- for row in dbt_analyze._json_rows('select * from ' ~ dbt_analyze._storage_relation(view) ~ where ~ ' order by table_schema, table_name, column_name'
-                                          ~ (', bin' if kind == 'histograms' else ', rank' if kind == 'top_values' else '')) -%}
+  {%- for kind, view in [('columns', 'column_statistics'), ('histograms', 'column_histograms'),
+                         ('top_values', 'column_top_values')] -%}
+    {%- for row in dbt_analyze._json_rows('select * from ' ~ dbt_analyze._storage_relation(view) ~ where
+                                          ~ ' order by table_schema, table_name, column_name'
+                                          ~ (', bin' if kind == 'histograms' else ', rank' if kind == 'top_values'
+                                             else '')) -%}
       {%- set table = found.get((row.table_schema | lower, row.table_name | lower)) -%}
       {%- if table and kind == 'columns' -%}
         {%- do table.columns.append(row) -%}

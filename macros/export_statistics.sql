@@ -15,7 +15,8 @@
   {%- do dbt_analyze._ensure_storage() -%}
   {%- if tables is none -%}
     {%- set tables = [] -%}
-    {%- for row in run_query('select distinct table_schema, table_name from ' ~ dbt_analyze._storage_relation('table_statistics') ~ ' order by 1, 2') -%}
+    {%- for row in run_query('select distinct table_schema, table_name from '
+                             ~ dbt_analyze._storage_relation('table_statistics') ~ ' order by 1, 2') -%}
       {%- do tables.append(row[0] ~ '.' ~ row[1]) -%}
     {%- endfor -%}
   {%- elif tables is string -%}
@@ -25,16 +26,19 @@
   {%- do document.update({'exported_at': modules.datetime.datetime.utcnow().isoformat() ~ 'Z', 'tables': []}) -%}
   {%- for name in tables -%}
     {%- set run = dbt_analyze._new_run({'relation': name}) -%}
-    {%- set plan = dbt_analyze._plan_target(dbt_analyze._build_request({'relation': name, 'dry_run': true}, run), run) -%}
+    {%- set plan = dbt_analyze._plan_target(dbt_analyze._build_request({'relation': name, 'dry_run': true}, run),
+                                            run) -%}
     {%- if dbt_analyze._latest_run_id(plan.table) is none -%}
       {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ name ~ ' has no statistics to export') }}
     {%- endif -%}
     {%- do document.tables.append(dbt_analyze._table_document(plan)) -%}
-    {{ log('dbt_analyze: exported ' ~ name ~ ' (' ~ document.tables[-1].rows.partition_states | length ~ ' partition state(s))', info=True) }}
+    {{ log('dbt_analyze: exported ' ~ name ~ ' (' ~ document.tables[-1].rows.partition_states | length
+           ~ ' partition state(s))', info=True) }}
   {%- endfor -%}
   {%- set text = tojson(document) -%}
   {%- if path -%}
-    {{ log('dbt_analyze: statistics of ' ~ tables | length ~ ' table(s) written to ' ~ adapter.dbt_analyze_write_text(path, text), info=True) }}
+    {{ log('dbt_analyze: statistics of ' ~ tables | length ~ ' table(s) written to '
+           ~ adapter.dbt_analyze_write_text(path, text), info=True) }}
   {%- else -%}
     {{ log(text, info=True) }}
   {%- endif -%}

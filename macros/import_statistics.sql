@@ -19,10 +19,13 @@
   {%- set parsed = fromjson(text) if text is string else text -%}
   {%- set expected = dbt_analyze._document_format() -%}
   {%- if parsed is not mapping or parsed.get('format') != expected.format -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ (path or 'the document') ~ ' is not a dbt_analyze statistics document (format ' ~ expected.format ~ ')') }}
+    {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ (path or 'the document')
+                                       ~ ' is not a dbt_analyze statistics document (format ' ~ expected.format
+                                       ~ ')') }}
   {%- endif -%}
   {%- if parsed.get('version') != expected.version -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: statistics document version ' ~ parsed.get('version') ~ ' is unknown (this package reads version '
+    {{ exceptions.raise_compiler_error('dbt_analyze: statistics document version ' ~ parsed.get('version')
+                                       ~ ' is unknown (this package reads version '
                                        ~ expected.version ~ '); export it again with this version of the package') }}
   {%- endif -%}
   {%- do dbt_analyze._ensure_storage() -%}
@@ -31,31 +34,38 @@
   {%- set plans = [] -%}
   {%- for entry in parsed.tables -%}
     {%- set name = entry.schema ~ '.' ~ entry.table -%}
-    {%- set plan = dbt_analyze._plan_target(dbt_analyze._build_request({'relation': name, 'dry_run': true}), list_files=true) -%}
+    {%- set plan = dbt_analyze._plan_target(dbt_analyze._build_request({'relation': name, 'dry_run': true}),
+                                            list_files=true) -%}
     {%- set here = {} -%}
     {%- for column in plan.table.data_columns -%}{%- do here.update({column.name: column.data_type}) -%}{%- endfor -%}
     {%- for column, data_type in entry.columns.items() if column in here and here[column] != data_type -%}
-      {{ exceptions.raise_compiler_error("dbt_analyze: cannot import " ~ name ~ ": column '" ~ column ~ "' is " ~ here[column]
+      {{ exceptions.raise_compiler_error("dbt_analyze: cannot import " ~ name ~ ": column '" ~ column ~ "' is "
+                                         ~ here[column]
                                          ~ " here but " ~ data_type ~ " in the document") }}
     {%- endfor -%}
     {%- if entry.partition_columns != plan.table.partition_columns -%}
-      {{ exceptions.raise_compiler_error('dbt_analyze: cannot import ' ~ name ~ ': partitioned by ' ~ (plan.table.partition_columns | join(', ') or 'nothing')
-                                         ~ ' here but by ' ~ (entry.partition_columns | join(', ') or 'nothing') ~ ' in the document') }}
+      {{ exceptions.raise_compiler_error('dbt_analyze: cannot import ' ~ name ~ ': partitioned by '
+                                         ~ (plan.table.partition_columns | join(', ') or 'nothing')
+                                         ~ ' here but by ' ~ (entry.partition_columns | join(', ') or 'nothing')
+                                         ~ ' in the document') }}
     {%- endif -%}
     {%- for kind in dbt_analyze._document_kinds() if entry.rows.get(kind) -%}
-      {%- set problem = adapter.dbt_analyze_query_error(dbt_analyze._document_rows_check_sql(kind, entry.rows[kind])) -%}
+      {%- set problem = adapter.dbt_analyze_query_error(dbt_analyze._document_rows_check_sql(kind,
+          entry.rows[kind])) -%}
       {%- if problem.startswith('[MALFORMED_RECORD_IN_PARSING') -%}
         {%- set problem = "a value that is not of its column's type (" ~ problem.split(']')[0][1:] ~ ')' -%}
       {%- endif -%}
       {%- if problem -%}
-        {{ exceptions.raise_compiler_error('dbt_analyze: cannot import ' ~ name ~ ': its ' ~ kind ~ ' rows in the document do not read as statistics: ' ~ problem) }}
+        {{ exceptions.raise_compiler_error('dbt_analyze: cannot import ' ~ name ~ ': its ' ~ kind
+                                           ~ ' rows in the document do not read as statistics: ' ~ problem) }}
       {%- endif -%}
     {%- endfor -%}
     {%- do plans.append([entry, plan, here]) -%}
   {%- endfor -%}
 
   {%- for entry, plan, here in plans -%}
-    {%- set run = dbt_analyze._new_run({'import': path or 'document', 'exported_at': parsed.exported_at, 'table': entry.schema ~ '.' ~ entry.table}) -%}
+    {%- set run = dbt_analyze._new_run({'import': path or 'document', 'exported_at': parsed.exported_at,
+                                        'table': entry.schema ~ '.' ~ entry.table}) -%}
     {%- do dbt_analyze._write_event(run, 'started', plan.table) -%}
     {#- The document's rows as this run's: its table rows map its partitions' rows, which carry their
         states (as the rows of an upgraded storage of version 5: _merged_v5_rows_sql). -#}
@@ -67,19 +77,26 @@
         {%- if 'state_run_id' in row -%}{%- do row.update({'state_run_id': run.run_id}) -%}{%- endif -%}
         {%- if kind == 'partition_states' and row.partition_spec in plan.listing -%}
           {%- set files = plan.listing[row.partition_spec] -%}
-          {%- do row.update({'file_count': files.file_count, 'size_bytes': files.size_bytes, 'files_modified_at': files.modified_at}) -%}
+          {%- do row.update({'file_count': files.file_count, 'size_bytes': files.size_bytes,
+                             'files_modified_at': files.modified_at}) -%}
         {%- endif -%}
         {%- do rows.append(row) -%}
       {%- endfor -%}
-      {%- do relations.update({kind: '(' ~ (dbt_analyze._document_rows_sql(kind, rows) if rows else dbt_analyze._null_row_sql(kind) ~ ' where false') ~ ')'}) -%}
+      {%- do relations.update({kind: '(' ~ (dbt_analyze._document_rows_sql(kind, rows) if rows
+                                            else dbt_analyze._null_row_sql(kind) ~ ' where false') ~ ')'}) -%}
     {%- endfor -%}
-    {%- set this_run = "(select " ~ dbt_analyze._quote_literal(run.run_id) ~ " as run_id, " ~ dbt_analyze._quote_literal(plan.table.schema) ~ " as table_schema, "
+    {%- set this_run = "(select " ~ dbt_analyze._quote_literal(run.run_id) ~ " as run_id, "
+                       ~ dbt_analyze._quote_literal(plan.table.schema) ~ " as table_schema, "
                        ~ dbt_analyze._quote_literal(plan.table.identifier) ~ " as table_name)" -%}
-    {%- do run_query(dbt_analyze._merged_v5_rows_sql(dbt_analyze._storage_relation('statistics_history'), relations, this_run)) -%}
-    {%- set publish_ms = dbt_analyze._publish_to_catalog(plan.table, run.run_id) if dbt_analyze._as_bool(publish) else none -%}
-    {%- do dbt_analyze._write_event(run, 'succeeded', plan.table, {'partitions_scanned': 0, 'publish_ms': publish_ms,
-                                                                   'notes': 'imported (exported at ' ~ parsed.exported_at ~ ')'}) -%}
-    {{ log('dbt_analyze: imported the statistics of ' ~ entry.schema ~ '.' ~ entry.table ~ ' (' ~ entry.rows.partition_states | length ~ ' partition state(s))', info=True) }}
+    {%- do run_query(dbt_analyze._merged_v5_rows_sql(dbt_analyze._storage_relation('statistics_history'), relations,
+                                                     this_run)) -%}
+    {%- set publish_ms = dbt_analyze._publish_to_catalog(plan.table, run.run_id) if dbt_analyze._as_bool(publish)
+                         else none -%}
+    {%- do dbt_analyze._write_event(run, 'succeeded', plan.table,
+                                    {'partitions_scanned': 0, 'publish_ms': publish_ms,
+                                     'notes': 'imported (exported at ' ~ parsed.exported_at ~ ')'}) -%}
+    {{ log('dbt_analyze: imported the statistics of ' ~ entry.schema ~ '.' ~ entry.table ~ ' ('
+           ~ entry.rows.partition_states | length ~ ' partition state(s))', info=True) }}
   {%- endfor -%}
   {{ return(plans | length) }}
 {% endmacro %}

@@ -80,7 +80,7 @@
 {#- The package's runner of independent statements, as a merge and a plan use it; logs their rows. -#}
 {% macro run_independent(statements) %}
   {%- set rows = [] -%}
-  {%- for result in dbt_analyze._run_independent(statements) -%}
+  {%- for result in dbt_analyze._run_at_once(statements) -%}
     {%- do rows.append(result | map('list') | list) -%}
   {%- endfor -%}
   {{ log('ROWS: ' ~ tojson(rows), info=True) }}

@@ -92,3 +92,28 @@ def test_quantiles_within_rank_error(spark, shapes):
     for q in rows(spark, """select quantile, cast(value as bigint) as value from analytics_stats.column_quantiles
                             where table_name = 'shapes' and partition_spec = '' and column_name = 'uniform'"""):
         assert abs(bisect.bisect_right(data, q["value"]) / len(data) - q["quantile"]) <= 0.01
+
+
+def test_most_common_values_are_the_values_well_above_the_rest(spark, dbt):
+    """25 values on 400 rows, 10 on 8 and 500 on 3, over two partitions: the list keeps a value while
+    it is at least 1.25 times as common as the average of the values not listed before it, so the
+    35 first and none of the 3-row ones (3 < 1.25 x 3); more than dbt_analyze_top_k (20), at most
+    dbt_analyze_most_common_values."""
+    table = "analytics.most_common"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"""create table {table} using parquet partitioned by (p) as
+                  select x, cast(id % 2 as int) as p from (
+                    select cast(id % 25 + 1 as int) as x, id from range(10000)
+                    union all select cast(id % 10 + 101 as int), id from range(80)
+                    union all select cast(id % 500 + 1001 as int), id from range(1500))""")
+    assert analyze(dbt, relation=table, columns="all").success
+    listed = rows(spark, """select rank, value, frequency from analytics_stats.column_top_values
+                            where table_name = 'most_common' and partition_spec = '' and column_name = 'x' order by rank""")
+    assert [r["rank"] for r in listed] == list(range(1, 36))
+    assert {(r["value"], r["frequency"]) for r in listed} == (
+        {(str(v), 400) for v in range(1, 26)} | {(str(v), 8) for v in range(101, 111)})
+    capped = dbt("run-operation", "analyze_table", "--args", f'{{relation: {table}, columns: all, full: true}}',
+                 "--vars", "{dbt_analyze_most_common_values: 30}")
+    assert capped.success, capped.error
+    assert rows(spark, """select count(*) as n from analytics_stats.column_top_values
+                          where table_name = 'most_common' and partition_spec = '' and column_name = 'x'""") == [{"n": 30}]

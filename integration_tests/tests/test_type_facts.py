@@ -33,7 +33,7 @@ def test_arithmetic_types_are_sparks(spark):
     import itertools
 
     from dbt_analyze.column_stats import ColumnStats
-    from dbt_analyze.estimate import arithmetic_type
+    from dbt_analyze.expressions import arithmetic_type
 
     types = ["tinyint", "smallint", "int", "bigint", "float", "double", "decimal(10,2)", "decimal(38,10)", "decimal(5,0)"]
     values = ", ".join(f"cast(1 as {t}) as c{i}" for i, t in enumerate(types))

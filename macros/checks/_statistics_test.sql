@@ -35,7 +35,8 @@
   {%- set row = target.rows[0] -%}
   {%- set value = dbt_analyze._test_measure(measure, row.t, row.s) -%}
   {%- set failures = dbt_analyze._test_missing_column(target, row) -%}
-  {%- if not failures and (value is none or (low is not none and value < low) or (high is not none and value > high)) -%}
+  {%- if not failures and (value is none or (low is not none and value < low)
+                           or (high is not none and value > high)) -%}
     {%- do failures.append(dbt_analyze._test_failure(
           dbt_analyze._test_subject(target, measure) ~ ' is ' ~ dbt_analyze._test_number(value) ~ '; expected '
           ~ dbt_analyze._test_band_text(low, high) ~ ' (' ~ dbt_analyze._test_source(row) ~ ')', value, low, high)) -%}
@@ -73,13 +74,15 @@
     {%- set value = measured[0].value -%}
     {%- if value is none or value < low or value > high -%}
       {%- set partition = latest.partition_spec if over == 'partitions' else none -%}
-      {%- set names = earlier | map(attribute='row') | map(attribute='run_id' if over == 'runs' else 'partition_spec') | list -%}
+      {%- set names = earlier | map(attribute='row') | map(attribute='run_id' if over == 'runs' else 'partition_spec')
+                      | list -%}
       {%- do failures.append(dbt_analyze._test_failure(
             dbt_analyze._test_subject(target, measure) ~ (' in partition ' ~ partition if partition else '')
             ~ ' is ' ~ dbt_analyze._test_number(value) ~ ' (' ~ dbt_analyze._test_source(latest) ~ '); expected '
             ~ dbt_analyze._test_band_text(low, high) ~ ': median ' ~ dbt_analyze._test_number(median)
             ~ ', MAD ' ~ dbt_analyze._test_number(mad) ~ ', sensitivity ' ~ sensitivity
-            ~ ', from the ' ~ earlier | length ~ ' ' ~ over ~ ' before it (' ~ names | last ~ ' … ' ~ names | first ~ ')',
+            ~ ', from the ' ~ earlier | length ~ ' ' ~ over ~ ' before it (' ~ names | last ~ ' … ' ~ names | first
+            ~ ')',
             value, low, high, partition)) -%}
     {%- endif -%}
   {%- endif -%}
@@ -98,12 +101,17 @@
   {#- The given and the stored values compared as values of the column's type, by Spark (no table is read). -#}
   {%- set typed = {} -%}
   {%- for name, value in {'low': low, 'high': high, 'lowest': lowest, 'highest': highest}.items() -%}
-    {%- do typed.update({name: dbt_analyze._as_type_sql(value, target.data_type, rendered=false) if value is not none else 'null'}) -%}
+    {%- do typed.update({name: dbt_analyze._as_type_sql(value, target.data_type, rendered=false) if value is not none
+                         else 'null'}) -%}
   {%- endfor -%}
-  {%- set compared = run_query('select ' ~ [typed.low ~ ' is not null', typed.high ~ ' is not null', typed.low ~ ' > ' ~ typed.high,
-                                             typed.lowest ~ ' < ' ~ typed.low, typed.highest ~ ' > ' ~ typed.high] | join(', '))[0] -%}
-  {%- for name, value, castable in [('min', low, compared[0]), ('max', high, compared[1])] if value is not none and not castable -%}
-    {%- do dbt_analyze._test_error(test, name ~ " '" ~ value ~ "' is not a value of " ~ column_name ~ "'s type " ~ target.data_type) -%}
+  {%- set compared = run_query('select ' ~ [typed.low ~ ' is not null', typed.high ~ ' is not null',
+                                            typed.low ~ ' > ' ~ typed.high,
+                                             typed.lowest ~ ' < ' ~ typed.low, typed.highest ~ ' > ' ~ typed.high]
+                                                 | join(', '))[0] -%}
+  {%- for name, value, castable in [('min', low, compared[0]), ('max', high, compared[1])]
+      if value is not none and not castable -%}
+    {%- do dbt_analyze._test_error(test, name ~ " '" ~ value ~ "' is not a value of " ~ column_name ~ "'s type "
+                                   ~ target.data_type) -%}
   {%- endfor -%}
   {%- if compared[2] -%}
     {%- do dbt_analyze._test_error(test, 'min (' ~ low ~ ') is above max (' ~ high ~ ')') -%}
@@ -112,8 +120,10 @@
   {#- A column of NULLs only has no min or max: no value is out of range (as dbt's accepted_range). -#}
   {%- if not failures and (compared[3] or compared[4]) -%}
     {%- do failures.append(dbt_analyze._test_failure(
-          'the values of ' ~ target.name ~ '.' ~ column_name ~ ' range from ' ~ lowest ~ ' to ' ~ highest ~ '; expected '
-          ~ dbt_analyze._test_band_text(low, high) ~ ' (' ~ dbt_analyze._test_source(row) ~ ')', lowest ~ ' … ' ~ highest, low, high)) -%}
+          'the values of ' ~ target.name ~ '.' ~ column_name ~ ' range from ' ~ lowest ~ ' to ' ~ highest
+              ~ '; expected '
+          ~ dbt_analyze._test_band_text(low, high) ~ ' (' ~ dbt_analyze._test_source(row) ~ ')',
+          lowest ~ ' … ' ~ highest, low, high)) -%}
   {%- endif -%}
   {{ return(dbt_analyze._test_failures_sql(test, target, 'min and max', failures)) }}
 {% endmacro %}
@@ -132,7 +142,8 @@
     {%- do failures.append(dbt_analyze._test_failure(
           target.name ~ '.' ~ column_name ~ ' has about ' ~ dbt_analyze._test_number(distinct) ~ ' distinct values in '
           ~ dbt_analyze._test_number(non_null) ~ " non-null rows: not unique beyond the sketch's error of "
-          ~ '%.1f' | format(100 * tolerance) ~ '% (' ~ dbt_analyze._test_source(row) ~ ')', distinct, non_null * (1 - tolerance), non_null)) -%}
+          ~ '%.1f' | format(100 * tolerance) ~ '% (' ~ dbt_analyze._test_source(row) ~ ')', distinct,
+          non_null * (1 - tolerance), non_null)) -%}
   {%- endif -%}
   {{ return(dbt_analyze._test_failures_sql(test, target, 'distinct_count', failures)) }}
 {% endmacro %}
@@ -145,12 +156,15 @@
     {{ return(dbt_analyze._test_failures_sql(test, target, '', [])) }}
   {%- endif -%}
   {%- set run = dbt_analyze._new_run({'relation': model, 'dry_run': true}) -%}
-  {%- set request = dbt_analyze._build_request({'relation': model, 'columns': [column_name] if column_name else none}, run) -%}
+  {%- set request = dbt_analyze._build_request({'relation': model, 'columns': [column_name] if column_name else none},
+                                               run) -%}
   {%- set plan = dbt_analyze._plan_target(request, run) -%}
   {%- if over == 'partitions' and not plan.table.partition_columns -%}
-    {%- do dbt_analyze._test_error(test, "over='partitions' needs a partitioned table; " ~ target.name ~ ' is not partitioned') -%}
+    {%- do dbt_analyze._test_error(test, "over='partitions' needs a partitioned table; " ~ target.name
+                                   ~ ' is not partitioned') -%}
   {%- endif -%}
-  {%- do target.update({'run': run, 'plan': plan, 'data_type': (plan.columns | first).data_type if column_name else none}) -%}
+  {%- do target.update({'run': run, 'plan': plan,
+                        'data_type': (plan.columns | first).data_type if column_name else none}) -%}
   {{ return(target) }}
 {% endmacro %}
 
@@ -169,7 +183,9 @@
     {%- set message = target.name ~ ' has no statistics: ' ~ analyze -%}
   {%- elif table_status[0] != 'fresh' -%}
     {%- set changed = [] -%}
-    {%- for spec, value in status.items() if spec and value[0] != 'fresh' -%}{%- do changed.append(spec ~ ' (' ~ value[0] ~ ')') -%}{%- endfor -%}
+    {%- for spec, value in status.items() if spec and value[0] != 'fresh' -%}
+      {%- do changed.append(spec ~ ' (' ~ value[0] ~ ')') -%}
+    {%- endfor -%}
     {%- set message = 'the statistics of ' ~ target.name ~ ' are stale: its files changed after they were collected'
                       ~ (' (at ' ~ table_status[1] ~ ')' if table_status[1] else '')
                       ~ (', in partitions ' ~ dbt_analyze._brief_list(changed) if changed else '') ~ '; ' ~ analyze -%}
@@ -179,12 +195,15 @@
   {%- endif -%}
   {#- Newest first, each with t, its table's or partition's statistics, and s, its column's (or none). -#}
   {%- set columns = {} -%}
-  {%- for row in snapshot.rows if target.column and row.column_name == target.column and row.data_type == target.data_type -%}
+  {%- for row in snapshot.rows if target.column and row.column_name == target.column
+      and row.data_type == target.data_type -%}
     {%- do columns.update({row.run_id ~ '/' ~ row.partition_spec: row}) -%}
   {%- endfor -%}
   {%- set rows = [] -%}
-  {%- for row in snapshot.rows | selectattr('column_name', 'equalto', '') | sort(attribute='collected_at,partition_spec', reverse=true) -%}
-    {%- do rows.append({'run_id': row.run_id, 'partition_spec': row.partition_spec, 'collected_at': row.collected_at, 't': row,
+  {%- for row in snapshot.rows | selectattr('column_name', 'equalto', '')
+      | sort(attribute='collected_at,partition_spec', reverse=true) -%}
+    {%- do rows.append({'run_id': row.run_id, 'partition_spec': row.partition_spec, 'collected_at': row.collected_at,
+                        't': row,
                         's': columns.get(row.run_id ~ '/' ~ row.partition_spec)}) -%}
   {%- endfor -%}
   {%- do target.update({'rows': rows}) -%}
@@ -201,8 +220,10 @@
   {%- if over == 'runs' -%}
     {%- set succeeded = 'select run_id from ' ~ dbt_analyze._storage_relation('analyze_run_events')
                         ~ " where event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table) -%}
-    {%- set source = 'select h.* from ' ~ dbt_analyze._storage_relation('statistics_history') ~ ' h left semi join (' ~ succeeded
-                     ~ ') r on h.run_id = r.run_id where ' ~ dbt_analyze._table_where_sql(table, 'h.') ~ " and h.partition_spec = ''" -%}
+    {%- set source = 'select h.* from ' ~ dbt_analyze._storage_relation('statistics_history') ~ ' h left semi join ('
+                     ~ succeeded
+                     ~ ') r on h.run_id = r.run_id where ' ~ dbt_analyze._table_where_sql(table, 'h.')
+                     ~ " and h.partition_spec = ''" -%}
     {%- set newest = 'run_id' -%}
   {%- else -%}
     {%- set source = 'select * from (' ~ dbt_analyze._current_rows_sql(table=table) ~ ') where partition_spec '
@@ -213,7 +234,8 @@
   {%- set sql -%}
     select run_id, partition_spec, column_name, data_type, cast(collected_at as string) as collected_at,
            row_count, null_count, distinct_count, mean,
-           {{ dbt_analyze._rendered_sql('s.min_value') }} as min_value, {{ dbt_analyze._rendered_sql('s.max_value') }} as max_value
+           {{ dbt_analyze._rendered_sql('s.min_value') }} as min_value,
+           {{ dbt_analyze._rendered_sql('s.max_value') }} as max_value
     from (select *, dense_rank() over (order by collected_at desc, {{ newest }} desc) as age from ({{ source }})) s
     where age <= {{ limit | int }}
   {%- endset -%}
@@ -233,7 +255,8 @@
   {%- for failure in failures -%}
     {{ log('dbt_analyze: ' ~ test ~ ' failed: ' ~ failure.message, info=True) }}
     {%- set cells = [] -%}
-    {%- for cell in [measure, target.column, failure.partition_spec, failure.value, failure.low, failure.high, failure.message] -%}
+    {%- for cell in [measure, target.column, failure.partition_spec, failure.value, failure.low, failure.high,
+                     failure.message] -%}
       {%- do cells.append(dbt_analyze._quote_literal('' if cell is none else cell | string)) -%}
     {%- endfor -%}
     {%- do rows.append('(' ~ cells | join(', ') ~ ')') -%}

@@ -11,11 +11,14 @@
   {%- set st = namespace(run_id=run.run_id, done=false, own=none) -%}
   {%- for attempt in range(5) if not st.done -%}
     {#- Joins, not scalar subqueries: Spark writes a scalar subquery's result (a timestamp here)
-        into the code it generates, compiled anew every run (see _this_run_sql). -#}
+        into the code it generates, compiled anew every run (see _run_numbers_sql). -#}
     {%- set found = run_query("select o.others, own.* from (select concat_ws(',', collect_list(e.run_id)) as others from " ~ events ~ ' e'
-                              ~ ' cross join (select max(event_at) as at from ' ~ events ~ ' where ' ~ dbt_analyze._table_where_sql(table)
-                              ~ ' and run_id = ' ~ dbt_analyze._quote_literal(st.run_id) ~ " and event = 'started') mark"
-                              ~ " where e.event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table, 'e.') ~ ' and e.run_id <> '
+                              ~ ' cross join (select max(event_at) as at from ' ~ events ~ ' where '
+                              ~ dbt_analyze._table_where_sql(table)
+                              ~ ' and run_id = ' ~ dbt_analyze._quote_literal(st.run_id)
+                              ~ " and event = 'started') mark"
+                              ~ " where e.event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table, 'e.')
+                              ~ ' and e.run_id <> '
                               ~ dbt_analyze._quote_literal(st.run_id) ~ ' and e.event_at >= mark.at) o cross join ('
                               ~ dbt_analyze._own_states_sql(table, run.run_id) ~ ') own')[0] -%}
     {%- if st.own is none -%}{%- set st.own = [found[1] | int, found[2] | int, found[3] | int] -%}{%- endif -%}
@@ -24,18 +27,26 @@
       {%- set st.done = true -%}
     {%- else -%}
       {%- set again = dbt_analyze._new_run({'merge_after': st.run_id}) -%}
-      {{ log('dbt_analyze: ' ~ table.schema ~ '.' ~ table.identifier ~ ': run(s) ' ~ others | join(', ') ~ ' finished during the merge of '
+      {{ log('dbt_analyze: ' ~ table.schema ~ '.' ~ table.identifier ~ ': run(s) ' ~ others | join(', ')
+             ~ ' finished during the merge of '
              ~ st.run_id ~ ': merging again (' ~ again.run_id ~ ')', info=True) }}
       {%- do dbt_analyze._write_event(again, 'started', table) -%}
       {#- This connection may keep the tables as it first read them, without the other runs' rows (Thrift). -#}
       {%- do dbt_analyze._refresh_storage(['statistics_history', 'analyze_run_events']) -%}
       {%- set runs = [] -%}
       {%- for id in [st.run_id] + others -%}{%- do runs.append(dbt_analyze._quote_literal(id)) -%}{%- endfor -%}
-      {%- set keys_sql = '(select p.partition_spec, p.run_id from ' ~ dbt_analyze._storage_relation('statistics_history') ~ ' t'
-                         ~ ' lateral view explode(t.partition_runs) p as partition_spec, run_id where ' ~ dbt_analyze._table_where_sql(table, 't.')
-                         ~ " and t.partition_spec = '' and t.column_name = '' and t.run_id in (" ~ runs | join(', ') ~ ')) as keys' -%}
-      {%- do run_query(dbt_analyze._statistics_insert_sql(plan, again.run_id, [], {'keys_sql': keys_sql, 'run_ids': none}, with_sketch_statistics)) -%}
-      {%- do dbt_analyze._write_event(again, 'succeeded', table, {'partitions_scanned': 0, 'notes': 'merged again after concurrent run(s) ' ~ others | join(', ')}) -%}
+      {%- set keys_sql = '(select p.partition_spec, p.run_id from '
+                         ~ dbt_analyze._storage_relation('statistics_history') ~ ' t'
+                         ~ ' lateral view explode(t.partition_runs) p as partition_spec, run_id where '
+                         ~ dbt_analyze._table_where_sql(table, 't.')
+                         ~ " and t.partition_spec = '' and t.column_name = '' and t.run_id in (" ~ runs | join(', ')
+                         ~ ')) as keys' -%}
+      {%- do run_query(dbt_analyze._statistics_insert_sql(plan, again.run_id, [],
+                                                          {'keys_sql': keys_sql, 'run_ids': none},
+                                                          with_sketch_statistics)) -%}
+      {%- do dbt_analyze._write_event(again, 'succeeded', table,
+                                      {'partitions_scanned': 0,
+                                       'notes': 'merged again after concurrent run(s) ' ~ others | join(', ')}) -%}
       {%- set st.run_id = again.run_id -%}
     {%- endif -%}
   {%- endfor -%}

@@ -18,11 +18,13 @@
   {%- set state_columns = dbt_analyze._storage_columns('partition_states') -%}
   {%- set names = state_columns | map('first') | list -%}
   {%- set sources = [] -%}
-  {%- if specs -%}{%- do sources.append('select * from (' ~ dbt_analyze._scan_sql(plan, specs, run_id) ~ ')') -%}{%- endif -%}
+  {%- if specs -%}
+    {%- do sources.append('select * from (' ~ dbt_analyze._scan_sql(plan, specs, run_id) ~ ')') -%}
+  {%- endif -%}
   {%- do sources.append('select ' ~ names | join(', ') ~ ' from stored') -%}
   {%- set run = dbt_analyze._quote_literal(run_id) -%}
   {%- set sql -%}
-  with this_run as (select * from {{ dbt_analyze._this_run_sql(plan) }}),
+  with this_run as (select * from {{ dbt_analyze._run_numbers_sql(plan) }}),
   stored as ({{ dbt_analyze._stored_states_sql(plan, stored) }}),
   states as ({{ sources | join(' union all ') }}),
   {#- partition_key: a scanned partition's spec, '' for the others' states; the table is the
@@ -35,7 +37,8 @@
   ),
   merged as (
     {%- if partitioned %}
-    {{ dbt_analyze._merged_rows_sql(plan, 'grouping sets ((partition_key, column_name, data_type), (column_name, data_type))',
+    {{ dbt_analyze._merged_rows_sql(plan,
+                                    'grouping sets ((partition_key, column_name, data_type), (column_name, data_type))',
                                     "coalesce(partition_key, '')", 'grouping(partition_key)', with_sketch_statistics) }}
     {%- else %}
     {{ dbt_analyze._merged_rows_sql(plan, 'column_name, data_type', "''", '1', with_sketch_statistics) }}
@@ -55,18 +58,22 @@
 {% macro _stored_states_sql(plan, stored) %}
   {%- set column_filters = ["s.column_name = ''"] -%}
   {%- for column in plan.table.data_columns -%}
-    {%- do column_filters.append('(s.column_name = ' ~ dbt_analyze._quote_literal(column.name) ~ ' and s.data_type = ' ~ dbt_analyze._quote_literal(column.data_type) ~ ')') -%}
+    {%- do column_filters.append('(s.column_name = ' ~ dbt_analyze._quote_literal(column.name) ~ ' and s.data_type = '
+                                 ~ dbt_analyze._quote_literal(column.data_type) ~ ')') -%}
   {%- endfor -%}
   {%- set partitions = [] -%}
   {%- for spec in plan.all_partitions -%}{%- do partitions.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
   {%- set run_ids = [] -%}
-  {%- for id in (stored.run_ids or []) | unique | sort -%}{%- do run_ids.append(dbt_analyze._quote_literal(id)) -%}{%- endfor -%}
+  {%- for id in (stored.run_ids or []) | unique | sort -%}
+    {%- do run_ids.append(dbt_analyze._quote_literal(id)) -%}
+  {%- endfor -%}
   {%- set sql -%}
   select {{ dbt_analyze._storage_columns('partition_states') | map('first') | join(', ') }} from (
     select *, row_number() over (partition by partition_spec, column_name order by collected_at desc, run_id desc) as _rank
     from ({{ dbt_analyze._partition_states_sql() }}) s
     where {{ dbt_analyze._table_where_sql(plan.table, 's.') }}
-      and {{ ('s.run_id in (' ~ run_ids | join(', ') ~ ')') if stored.keys_sql and stored.run_ids is not none else ('true' if stored.keys_sql else 'false') }}
+      and {{ ('s.run_id in (' ~ run_ids | join(', ') ~ ')') if stored.keys_sql and stored.run_ids is not none
+          else ('true' if stored.keys_sql else 'false') }}
       and s.partition_spec in ({{ partitions | join(', ') if partitions else 'null' }})
       and ({{ column_filters | join(' or ') }})
       {%- if stored.keys_sql %}
@@ -81,7 +88,9 @@
 {% macro _state_keys_sql(keys) %}
   {%- if not keys -%}{{ return(none) }}{%- endif -%}
   {%- set rows = [] -%}
-  {%- for spec, run_id in keys | dictsort -%}{%- do rows.append('(' ~ dbt_analyze._quote_literal(spec) ~ ', ' ~ dbt_analyze._quote_literal(run_id) ~ ')') -%}{%- endfor -%}
+  {%- for spec, run_id in keys | dictsort -%}
+    {%- do rows.append('(' ~ dbt_analyze._quote_literal(spec) ~ ', ' ~ dbt_analyze._quote_literal(run_id) ~ ')') -%}
+  {%- endfor -%}
   {{ return('(values ' ~ rows | join(', ') ~ ') as keys(partition_spec, run_id)') }}
 {% endmacro %}
 
@@ -100,8 +109,10 @@
     {%- do firsts.append('first(' ~ column ~ ') as first_' ~ column) -%}
   {%- endfor -%}
   {%- set sql -%}
-  select {{ spec_sql }} as partition_spec, column_name, data_type, {{ is_table }} as is_table, count(*) as partitions_analyzed,
-         sum(row_count) as row_count, sum(size_bytes) as size_bytes, sum(file_count) as file_count, max(collected_at) as state_collected_at,
+  select {{ spec_sql }} as partition_spec, column_name, data_type, {{ is_table }} as is_table,
+         count(*) as partitions_analyzed,
+         sum(row_count) as row_count, sum(size_bytes) as size_bytes, sum(file_count) as file_count,
+         max(collected_at) as state_collected_at,
          coalesce(bool_or(sample_rows is not null), false) as sampled,
          map_from_entries(collect_list(struct(partition_spec, run_id)) filter (where column_name = '')) as partition_runs,
          {{ firsts | join(', ') }},
@@ -128,8 +139,11 @@
          kll_merge_agg_double(quantile_sketch) filter (where {{ merge }}) as kll, sum(value_count) as n,
          least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true) filter (where {{ merge }})), sum(value_count)) as ndv,
          {#- The sketch counts NULL as an item; a column without top values has no sketch to combine. -#}
-         if(count(top_values_sketch) > 0, {{ dbt_analyze._top_values_sql(data_types, dbt_analyze._var('dbt_analyze_top_k_tracked') | int,
-                                                                         dbt_analyze._var('dbt_analyze_top_k') | int + 1, merge) }}, null) as top
+         if(count(top_values_sketch) > 0,
+            {{ dbt_analyze._top_values_sql(data_types, dbt_analyze._var('dbt_analyze_top_k_tracked') | int,
+                                           [dbt_analyze._var('dbt_analyze_top_k') | int,
+                                            dbt_analyze._var('dbt_analyze_most_common_values') | int] | max + 1, merge) }},
+            null) as top
          {%- endif %}
   from prepared
   group by {{ group_by }}
@@ -147,16 +161,22 @@
   {%- set column_row = "coalesce(m.column_name, '') <> ''" -%}
   {%- set table_row = "coalesce(m.column_name, '') = '' and coalesce(m.is_table, 1) = 1" -%}
   {%- set values = {
-        'run_id': run, 'table_schema': dbt_analyze._quote_literal(plan.table.schema), 'table_name': dbt_analyze._quote_literal(plan.table.identifier),
-        'partition_spec': "coalesce(m.partition_spec, '')", 'column_name': "coalesce(m.column_name, '')", 'data_type': 'm.data_type',
-        'row_count': "case when " ~ column_row ~ " then null when coalesce(m.is_table, 1) = 1 then if(coalesce(m.partitions_analyzed, 0) = m.partition_count, coalesce(m.row_count, 0), null) else m.row_count end",
-        'size_bytes': "case when " ~ column_row ~ " then null when " ~ table_row ~ " then m.listed_size_bytes else m.size_bytes end",
-        'file_count': "case when " ~ column_row ~ " then null when " ~ table_row ~ " then m.listed_file_count else m.file_count end",
+        'run_id': run, 'table_schema': dbt_analyze._quote_literal(plan.table.schema),
+        'table_name': dbt_analyze._quote_literal(plan.table.identifier),
+        'partition_spec': "coalesce(m.partition_spec, '')", 'column_name': "coalesce(m.column_name, '')",
+        'data_type': 'm.data_type',
+        'row_count': "case when " ~ column_row
+            ~ " then null when coalesce(m.is_table, 1) = 1 then if(coalesce(m.partitions_analyzed, 0) = m.partition_count, coalesce(m.row_count, 0), null) else m.row_count end",
+        'size_bytes': "case when " ~ column_row ~ " then null when " ~ table_row
+            ~ " then m.listed_size_bytes else m.size_bytes end",
+        'file_count': "case when " ~ column_row ~ " then null when " ~ table_row
+            ~ " then m.listed_file_count else m.file_count end",
         'partition_count': 'if(' ~ table_row ~ ', m.partition_count, null)' if partitioned else 'cast(null as bigint)',
         'partitions_analyzed': 'coalesce(m.partitions_analyzed, 0)',
         'sampled': 'coalesce(m.sampled, false)',
         'collected_at': 'if(coalesce(m.is_table, 1) = 1, m.now, m.state_collected_at)',
-        'partition_runs': ('if(' ~ table_row ~ ', coalesce(m.partition_runs, map()), null)') if partitioned else ('if(' ~ table_row ~ ", map('', " ~ run ~ '), null)'),
+        'partition_runs': ('if(' ~ table_row ~ ', coalesce(m.partition_runs, map()), null)') if partitioned
+            else ('if(' ~ table_row ~ ", map('', " ~ run ~ '), null)'),
         'true_count': 'm.true_count_merged', 'false_count': 'm.false_count_merged',
       } -%}
   {%- set types = [] -%}
@@ -164,7 +184,8 @@
     {%- do types.extend([dbt_analyze._quote_literal(column.name), dbt_analyze._quote_literal(column.data_type)]) -%}
   {%- endfor -%}
   {%- do values.update({'column_types': 'if(' ~ table_row ~ ', map(' ~ types | join(', ') ~ '), null)'}) -%}
-  {%- for column in ['null_count', 'distinct_count', 'min_value', 'max_value', 'avg_len', 'max_len', 'mean', 'stddev'] -%}
+  {%- for column in ['null_count', 'distinct_count', 'min_value', 'max_value', 'avg_len', 'max_len', 'mean',
+                     'stddev'] -%}
     {%- do values.update({column: 'm.' ~ column}) -%}
   {%- endfor -%}
   {%- if with_sketch_statistics -%}
@@ -203,6 +224,7 @@
   {%- set num_bins = dbt_analyze._var('dbt_analyze_histogram_bins') | int -%}
   {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
   {%- set top_k = dbt_analyze._var('dbt_analyze_top_k') | int -%}
+  {%- set most_common = dbt_analyze._var('dbt_analyze_most_common_values') | int -%}
   {%- set bin_ranks = [] -%}
   {%- for i in range(num_bins + 1) -%}{%- do bin_ranks.append(i / num_bins) -%}{%- endfor -%}
   {%- set fine_ranks = [] -%}
@@ -211,23 +233,27 @@
   {%- for data_type in data_types | unique if dbt_analyze._type_category(data_type) in ('integral', 'date') -%}
     {%- do integral_like.append(dbt_analyze._quote_literal(data_type)) -%}
   {%- endfor -%}
-  {%- set domain = ('if(data_type in (' ~ integral_like | join(', ') ~ '), bounds[i + 1] - bounds[i] + if(i = 0, 1, 0), null)') if integral_like else 'cast(null as double)' -%}
+  {%- set domain = ('if(data_type in (' ~ integral_like | join(', ')
+                    ~ '), bounds[i + 1] - bounds[i] + if(i = 0, 1, 0), null)') if integral_like
+                   else 'cast(null as double)' -%}
   {%- set histograms_for = 'true' if dbt_analyze._var('dbt_analyze_partition_histograms') else 'is_table = 1' -%}
   {%- set sql -%}
   (select *,
           if(q_values is null, null, transform({{ dbt_analyze._ranks_sql(quantiles) }},
                                                (q, i) -> named_struct('quantile', q, 'value', {{ dbt_analyze._render_by_type_sql('q_values[i]', data_types) }}))) as quantiles,
-          transform(bins, b -> named_struct('bin', b.bin, 'lower_bound', {{ dbt_analyze._render_by_type_sql('b.lower', data_types) }},
-                                            'upper_bound', {{ dbt_analyze._render_by_type_sql('b.upper', data_types) }}, 'row_count', bin_rows,
+          transform(bins, b -> named_struct('bin', b.bin, 'lower_bound', {{ dbt_analyze._render_by_type_sql('b.lower',
+              data_types) }},
+                                            'upper_bound', {{ dbt_analyze._render_by_type_sql('b.upper', data_types) }},
+                                            'row_count', bin_rows,
             {#- Capped by the bin's rows and, for integers and dates, its W values. -#}
             'distinct_count', cast(greatest(1, least(
               if(b.domain is null, round(ndv * b.grid_points / grid_distinct),
                  b.grid_points + round(b.full_excess * least(1, beyond_grid / nullif(full_total, 0))
                                        + greatest(beyond_grid - full_total, 0) * coalesce(b.open_excess / nullif(open_total, 0), 0))),
               ceil(bin_rows), if(b.domain is null, 1e18, greatest(b.domain, 1)))) as bigint))) as histogram,
-          transform(slice(array_sort(filter({{ dbt_analyze._top_items_sql(data_types) }}, v -> v.item is not null),
-                                     (l, r) -> case when l.count > r.count then -1 when l.count < r.count then 1
-                                                    when l.item < r.item then -1 when l.item > r.item then 1 else 0 end), 1, {{ top_k }}),
+          {#- The most common values: the first top_k, and beyond them every value more common than
+              the average of the values not listed before it (dbt_analyze._most_common_rule_sql). -#}
+          transform(slice(top_sorted, 1, greatest({{ top_k }}, least({{ most_common }}, {{ dbt_analyze._most_common_rule_sql('top_sorted') }}))),
                     (v, i) -> named_struct('rank', i + 1, 'value', v.item, 'frequency', v.count)) as top_values
    from (
      select *, aggregate(bins, cast(0 as double), (total, b) -> total + b.full_excess) as full_total,
@@ -237,25 +263,33 @@
            points that the bin's rows would fill at random; a bin with 3x more rows than values is
            full (95% for random rows), and served first. -#}
        select *, transform(excess_bins, b -> named_struct('bin', b.bin, 'lower', b.lower, 'upper', b.upper, 'grid_points', b.grid_points, 'domain', b.domain,
-                                                   'full_excess', if(bin_rows >= 3 * b.domain, b.excess, 0), 'open_excess', if(bin_rows >= 3 * b.domain, 0, b.excess))) as bins
+                                                   'full_excess', if(bin_rows >= 3 * b.domain, b.excess, 0),
+                                                   'open_excess', if(bin_rows >= 3 * b.domain, 0, b.excess))) as bins
        from (
          select *, transform(grid_bins, b -> named_struct('bin', b.bin, 'lower', b.lower, 'upper', b.upper, 'grid_points', b.grid_points, 'domain', b.domain,
-                  'excess', greatest(if(b.domain > 0, b.domain * (1 - exp(-bin_rows / b.domain)), 0) - b.grid_points, 0))) as excess_bins
+                  'excess',
+                  greatest(if(b.domain > 0, b.domain * (1 - exp(-bin_rows / b.domain)), 0) - b.grid_points, 0))) as excess_bins
          from (
-           select *, size(array_distinct(grid)) as grid_distinct, greatest(ndv - size(array_distinct(grid)), 0) as beyond_grid, n / {{ num_bins }} as bin_rows,
+           select *, size(array_distinct(grid)) as grid_distinct,
+                  greatest(ndv - size(array_distinct(grid)), 0) as beyond_grid, n / {{ num_bins }} as bin_rows,
                   {#- The grid's points 10*bin .. 10*bin+10 are the quantiles between this bin's bounds. -#}
                   if(bounds is null, null, transform(sequence(0, {{ num_bins - 1 }}), i -> named_struct('bin', i, 'lower', bounds[i], 'upper', bounds[i + 1],
-                    'grid_points', size(array_distinct(filter(slice(grid, 10 * i + 1, 11), x -> x > bounds[i] or i = 0))),
+                    'grid_points',
+                    size(array_distinct(filter(slice(grid, 10 * i + 1, 11), x -> x > bounds[i] or i = 0))),
                     'domain', {{ domain }}))) as grid_bins
            from (
-             select *, if(sketch is null, null, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(quantiles) }})) as q_values,
+             select *,
+                    if(sketch is null, null, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(quantiles) }})) as q_values,
                     if(sketch is not null and {{ histograms_for }}, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(bin_ranks) }}), null) as bounds,
                     if(sketch is not null and {{ histograms_for }}, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(fine_ranks) }}), null) as grid
              from (
                {#- A sketch only where it has values (every reader refuses an empty one), and a table's
                    only when every partition has a state of the column. -#}
                select *, if(kll is not null and kll_sketch_get_n_double(kll) > 0
-                            and (is_table = 0 or partitions_analyzed = partition_count), kll, null) as sketch
+                            and (is_table = 0 or partitions_analyzed = partition_count), kll, null) as sketch,
+                      array_sort(filter({{ dbt_analyze._top_items_sql(data_types) }}, v -> v.item is not null),
+                                 (l, r) -> case when l.count > r.count then -1 when l.count < r.count then 1
+                                                when l.item < r.item then -1 when l.item > r.item then 1 else 0 end) as top_sorted
                from run_rows
              )
            )
@@ -267,6 +301,17 @@
   {{ return(sql) }}
 {% endmacro %}
 
+{#- How many of a column's top values (sorted, most common first) are most common values: the
+    longest run from the first in which each value, seen more than once, is at least 1.25 times as
+    common as the average of the values not listed before it (the column's non-null rows n and
+    distinct count ndv, less the values before it). PostgreSQL's ANALYZE keeps a value on its list
+    by the same comparison with the rest; a value beyond the run is left to the histogram's bins. -#}
+{% macro _most_common_rule_sql(sorted) %}
+  {%- set passes = 'transform(' ~ sorted ~ ', (v, i) -> v.count > 1 and v.count >= 1.25 * (n - aggregate(slice(' ~ sorted
+                   ~ ', 1, i), cast(0 as bigint), (total, x) -> total + x.count)) / greatest(coalesce(distinct_count, ndv) - i, 1))' -%}
+  {{ return('coalesce(nullif(array_position(' ~ passes ~ ', false), 0) - 1, size(' ~ sorted ~ '))') }}
+{% endmacro %}
+
 {#- A merged row's top value candidates: the merged top-k sketch's (top), and a boolean's own true
     and false counts, exact, also where older states of the column carry a sketch. -#}
 {% macro _top_items_sql(data_types) %}
@@ -275,7 +320,8 @@
     {%- do booleans.append(dbt_analyze._quote_literal(data_type)) -%}
   {%- endfor -%}
   {%- if not booleans -%}{{ return('top') }}{%- endif -%}
-  {{ return('if(data_type in (' ~ booleans | join(', ') ~ "), filter(array(named_struct('item', 'true', 'count', true_count_merged),"
+  {{ return('if(data_type in (' ~ booleans | join(', ')
+            ~ "), filter(array(named_struct('item', 'true', 'count', true_count_merged),"
             ~ " named_struct('item', 'false', 'count', false_count_merged)), v -> v.count > 0), top)") }}
 {% endmacro %}
 
@@ -283,9 +329,11 @@
     listed_file_count, now) for the merge's statements to join. Not literals: Spark writes a bigint
     or timestamp literal into the code it generates, so every run's new counts and time would
     compile the statements' classes anew (docs/ARCHITECTURE.md, "Compiled classes"); a VALUES row is data. -#}
-{% macro _this_run_sql(plan) %}
-  {{ return('(values (cast(' ~ plan.all_partitions | length ~ ' as bigint), cast(' ~ plan.listing.values() | sum(attribute='size_bytes')
-            ~ ' as bigint), cast(' ~ plan.listing.values() | sum(attribute='file_count') ~ ' as bigint), current_timestamp()))'
+{% macro _run_numbers_sql(plan) %}
+  {{ return('(values (cast(' ~ plan.all_partitions | length ~ ' as bigint), cast('
+            ~ plan.listing.values() | sum(attribute='size_bytes')
+            ~ ' as bigint), cast(' ~ plan.listing.values() | sum(attribute='file_count')
+            ~ ' as bigint), current_timestamp()))'
             ~ ' as this_run(partition_count, listed_size_bytes, listed_file_count, now)') }}
 {% endmacro %}
 
@@ -298,9 +346,12 @@
       {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ agg ~ '(' ~ field ~ ')') -%}
     {%- elif category == 'timestamp' -%}
       {#- As an instant (the views render it in the reader's zone: _rendered_sql). -#}
-      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ dbt_analyze._timestamp_state_sql(agg ~ '(' ~ dbt_analyze._timestamp_from_state_sql(field) ~ ')')) -%}
+      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then '
+                             ~ dbt_analyze._timestamp_state_sql(agg ~ '(' ~ dbt_analyze._timestamp_from_state_sql(field)
+                                                                ~ ')')) -%}
     {%- elif category in dbt_analyze._ordered_categories() -%}
-      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(' ~ agg ~ '(try_cast(' ~ field ~ ' as ' ~ data_type ~ ')) as string)') -%}
+      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then cast(' ~ agg ~ '(try_cast('
+                             ~ field ~ ' as ' ~ data_type ~ ')) as string)') -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return('case data_type ' ~ branches | join(' ') ~ ' end' if branches else 'cast(null as string)') }}
@@ -309,7 +360,8 @@
 {% macro _default_size_sql(data_types) %}
   {%- set branches = [] -%}
   {%- for data_type in data_types | unique if dbt_analyze._default_size(data_type) -%}
-    {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ dbt_analyze._default_size(data_type)) -%}
+    {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then '
+                           ~ dbt_analyze._default_size(data_type)) -%}
   {%- endfor -%}
   {{ return('case data_type ' ~ branches | join(' ') ~ ' end' if branches else 'cast(null as bigint)') }}
 {% endmacro %}

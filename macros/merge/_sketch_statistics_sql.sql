@@ -18,7 +18,8 @@
     {%- set digits = modules.re.findall('[0-9]+', data_type) or ['10', '0'] -%}
     {%- set scale = (digits[1] if digits | length > 1 else '0') | int -%}
     {%- set limit = '9' * (digits[0] | int - scale) ~ ('.' ~ '9' * scale if scale else '') ~ 'BD' -%}
-    {{ return('cast(coalesce(try_cast(' ~ x ~ ' as ' ~ data_type ~ '), case when ' ~ x ~ ' > 0 then ' ~ limit ~ ' when ' ~ x ~ ' < 0 then -' ~ limit ~ ' end) as string)') }}
+    {{ return('cast(coalesce(try_cast(' ~ x ~ ' as ' ~ data_type ~ '), case when ' ~ x ~ ' > 0 then ' ~ limit ~ ' when '
+              ~ x ~ ' < 0 then -' ~ limit ~ ' end) as string)') }}
   {%- elif category == 'fractional' -%}{{ return('cast(cast(' ~ x ~ ' as ' ~ data_type ~ ') as string)') }}
   {%- endif -%}
   {{ return(none) }}
@@ -28,7 +29,8 @@
 {% macro _render_by_type_sql(x, data_types) %}
   {%- set branches = [] -%}
   {%- for data_type in data_types | unique if dbt_analyze._from_quantile_sql(x, data_type) -%}
-    {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ dbt_analyze._from_quantile_sql(x, data_type)) -%}
+    {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then '
+                           ~ dbt_analyze._from_quantile_sql(x, data_type)) -%}
   {%- endfor -%}
   {{ return('case data_type ' ~ branches | join(' ') ~ ' end' if branches else 'cast(null as string)') }}
 {% endmacro %}
@@ -50,17 +52,22 @@
     basic state's missing sketch is), and their partitions are rescanned by the next run (_partition_status). -#}
 {% macro _top_values_sql(data_types, tracked, k, merge='true') %}
   {#- A NULL sketch fails the combine (Spark 4.3): FILTER skips them. -#}
-  {%- set merged = 'approx_top_k_estimate(approx_top_k_combine(top_values_sketch, ' ~ tracked ~ ') filter (where top_values_sketch is not null and (' ~ merge ~ ')), ' ~ k ~ ')' -%}
+  {%- set merged = 'approx_top_k_estimate(approx_top_k_combine(top_values_sketch, ' ~ tracked
+                   ~ ') filter (where top_values_sketch is not null and (' ~ merge ~ ')), ' ~ k ~ ')' -%}
   {%- set branches = [] -%}
   {%- for data_type in data_types | unique -%}
     {%- set category = dbt_analyze._type_category(data_type) -%}
     {%- set native = category in dbt_analyze._native_top_k_categories() -%}
     {%- if dbt_analyze._collation(data_type) or native -%}
-      {%- set estimate = 'approx_top_k_estimate(approx_top_k_combine(cast(top_values_sketch as ' ~ dbt_analyze._top_values_sketch_type(data_type) ~ '), '
-                         ~ tracked ~ ') filter (where top_values_sketch is not null and ' ~ ('not ' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' and ' if native else '')
+      {%- set estimate = 'approx_top_k_estimate(approx_top_k_combine(cast(top_values_sketch as '
+                         ~ dbt_analyze._top_values_sketch_type(data_type) ~ '), '
+                         ~ tracked ~ ') filter (where top_values_sketch is not null and '
+                         ~ ('not ' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' and ' if native else '')
                          ~ '(' ~ merge ~ ')), ' ~ k ~ ')' -%}
-      {%- set as_text = ("transform(" ~ estimate ~ ", v -> named_struct('item', " ~ dbt_analyze._timestamp_state_sql('v.item') ~ ", 'count', v.count))")
-                        if category == 'timestamp' else 'cast(' ~ estimate ~ ' as array<struct<item:string,count:bigint>>)' -%}
+      {%- set as_text = ("transform(" ~ estimate ~ ", v -> named_struct('item', "
+                         ~ dbt_analyze._timestamp_state_sql('v.item') ~ ", 'count', v.count))")
+                        if category == 'timestamp'
+                        else 'cast(' ~ estimate ~ ' as array<struct<item:string,count:bigint>>)' -%}
       {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ as_text) -%}
     {%- endif -%}
   {%- endfor -%}

@@ -12,7 +12,9 @@
 {% macro _escapes() %}
   {%- set chars = '%"#\'*/:=?\\{[]^\x7f\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f' -%}
   {%- set pairs = [] -%}
-  {%- for code in dbt_analyze._escaped_chars() -%}{%- do pairs.append((chars[loop.index0], '%%%02X' | format(code))) -%}{%- endfor -%}
+  {%- for code in dbt_analyze._escaped_chars() -%}
+    {%- do pairs.append((chars[loop.index0], '%%%02X' | format(code))) -%}
+  {%- endfor -%}
   {{ return(pairs) }}
 {% endmacro %}
 
@@ -21,7 +23,9 @@
     {{ return('__HIVE_DEFAULT_PARTITION__') }}
   {%- endif -%}
   {%- set out = namespace(text=value | string) -%}
-  {%- for char, escaped in dbt_analyze._escapes() -%}{%- set out.text = out.text | replace(char, escaped) -%}{%- endfor -%}
+  {%- for char, escaped in dbt_analyze._escapes() -%}
+    {%- set out.text = out.text | replace(char, escaped) -%}
+  {%- endfor -%}
   {{ return(out.text) }}
 {% endmacro %}
 
@@ -58,9 +62,12 @@
   {%- set parts = [] -%}
   {%- for escaped_value in dbt_analyze._split_partition_spec(spec).values() -%}
     {%- set value = namespace(text=escaped_value) -%}
-    {%- for char, escaped in dbt_analyze._escapes() | reverse -%}{%- set value.text = value.text | replace(escaped, char) -%}{%- endfor -%}
+    {%- for char, escaped in dbt_analyze._escapes() | reverse -%}
+      {%- set value.text = value.text | replace(escaped, char) -%}
+    {%- endfor -%}
     {%- do parts.append(dbt_analyze._quote_identifier(table.partition_columns[loop.index0]) ~ ' = '
-                        ~ ('null' if value.text == '__HIVE_DEFAULT_PARTITION__' else dbt_analyze._quote_literal(value.text))) -%}
+                        ~ ('null' if value.text == '__HIVE_DEFAULT_PARTITION__'
+                           else dbt_analyze._quote_literal(value.text))) -%}
   {%- endfor -%}
   {{ return(parts | join(', ')) }}
 {% endmacro %}

@@ -18,9 +18,11 @@
   {%- elif request.columns -%}
     {%- for name in request.columns -%}
       {%- if (name | lower) in table.partition_columns | map('lower') | list -%}
-        {{ dbt_analyze._fail(run, "'" ~ name ~ "' is a partition column of " ~ table.schema ~ "." ~ table.identifier ~ "; its values are the partition specs") }}
+        {{ dbt_analyze._fail(run, "'" ~ name ~ "' is a partition column of " ~ table.schema ~ "." ~ table.identifier
+                             ~ "; its values are the partition specs") }}
       {%- elif (name | lower) not in by_name -%}
-        {{ dbt_analyze._fail(run, "unknown column '" ~ name ~ "' in " ~ table.schema ~ "." ~ table.identifier ~ " (columns: " ~ table.data_columns | map(attribute='name') | join(', ') ~ ")") }}
+        {{ dbt_analyze._fail(run, "unknown column '" ~ name ~ "' in " ~ table.schema ~ "." ~ table.identifier
+                             ~ " (columns: " ~ table.data_columns | map(attribute='name') | join(', ') ~ ")") }}
       {%- endif -%}
       {%- if by_name[name | lower] not in columns -%}{%- do columns.append(by_name[name | lower]) -%}{%- endif -%}
     {%- endfor -%}
@@ -30,12 +32,14 @@
   {#- Partitions: every partition of the catalog, those the spec selects, and the file listing. -#}
   {%- set request_partition = request.partition or {} -%}
   {%- if request_partition and not table.partition_columns -%}
-    {{ dbt_analyze._fail(run, "" ~ table.schema ~ "." ~ table.identifier ~ " is not partitioned; a PARTITION spec cannot apply to it") }}
+    {{ dbt_analyze._fail(run, "" ~ table.schema ~ "." ~ table.identifier
+                         ~ " is not partitioned; a PARTITION spec cannot apply to it") }}
   {%- endif -%}
   {%- set wanted = {} -%}
   {%- for key, value in request_partition.items() -%}
     {%- if (key | lower) not in table.partition_columns | map('lower') | list -%}
-      {{ dbt_analyze._fail(run, "unknown partition column '" ~ key ~ "' in " ~ table.schema ~ "." ~ table.identifier ~ " (partitioned by " ~ table.partition_columns | join(', ') ~ ")") }}
+      {{ dbt_analyze._fail(run, "unknown partition column '" ~ key ~ "' in " ~ table.schema ~ "." ~ table.identifier
+                           ~ " (partitioned by " ~ table.partition_columns | join(', ') ~ ")") }}
     {%- endif -%}
     {%- if value is not none -%}
       {%- do wanted.update({key | lower: dbt_analyze._escape_partition_value(value)}) -%}
@@ -52,9 +56,13 @@
     {%- if st.match -%}{%- do selected.append(spec) -%}{%- endif -%}
   {%- endfor -%}
   {%- if request_partition and not selected -%}
-    {{ dbt_analyze._fail(run, "no partition of " ~ table.schema ~ "." ~ table.identifier ~ " matches " ~ request_partition ~ (" (partitions: " ~ all_specs[:10] | join(', ') ~ (', ...' if all_specs | length > 10 else '') ~ ")" if all_specs else " (the table has no partitions)")) }}
+    {{ dbt_analyze._fail(run, "no partition of " ~ table.schema ~ "." ~ table.identifier ~ " matches "
+                         ~ request_partition ~ (" (partitions: " ~ all_specs[:10] | join(', ')
+                                                ~ (', ...' if all_specs | length > 10 else '') ~ ")" if all_specs
+                                                else " (the table has no partitions)")) }}
   {%- endif -%}
-  {%- do plan.update({'all_partitions': all_specs, 'selected_partitions': selected, 'listing': dbt_analyze._list_files(table, all_specs) if list_files else {},
+  {%- do plan.update({'all_partitions': all_specs, 'selected_partitions': selected,
+                      'listing': dbt_analyze._list_files(table, all_specs) if list_files else {},
                       'sample': none, 'exact_rows': none, 'singletons': none}) -%}
   {{ return(plan) }}
 {% endmacro %}
@@ -65,8 +73,10 @@
     for all of them, none when there are none. -#}
 {% macro _typed_partition_values(table, request_partition, run) %}
   {%- set typed = [] -%}
-  {%- for key, value in request_partition.items() if value is not none and (value | string) not in ('', '__HIVE_DEFAULT_PARTITION__') -%}
-    {%- for column in table.columns if column.name | lower == key | lower and dbt_analyze._type_category(column.data_type) != 'string' -%}
+  {%- for key, value in request_partition.items()
+      if value is not none and (value | string) not in ('', '__HIVE_DEFAULT_PARTITION__') -%}
+    {%- for column in table.columns if column.name | lower == key | lower
+        and dbt_analyze._type_category(column.data_type) != 'string' -%}
       {%- do typed.append({'key': key, 'value': value | string, 'data_type': column.data_type}) -%}
     {%- endfor -%}
   {%- endfor -%}
@@ -79,7 +89,8 @@
   {%- set values = {} -%}
   {%- for given in typed -%}
     {%- if rendered[loop.index0] is none -%}
-      {{ dbt_analyze._fail(run, "partition value '" ~ given.value ~ "' is not a value of partition column '" ~ given.key ~ "' (" ~ given.data_type ~ ") of "
+      {{ dbt_analyze._fail(run, "partition value '" ~ given.value ~ "' is not a value of partition column '" ~ given.key
+                           ~ "' (" ~ given.data_type ~ ") of "
                                 ~ table.schema ~ "." ~ table.identifier) }}
     {%- endif -%}
     {%- do values.update({given.key | lower: dbt_analyze._escape_partition_value(rendered[loop.index0])}) -%}
@@ -100,7 +111,8 @@
     table's location (the binaryFile source lists files and reads none of them), and of the
     locations of partitions kept elsewhere. -#}
 {% macro _list_files(table, partition_specs) %}
-  {%- set listings = dbt_analyze._parse_listings([table], dbt_analyze._run_listing(dbt_analyze._listing_branches([table]))[0]) -%}
+  {%- set listings = dbt_analyze._parse_listings([table],
+                                                 dbt_analyze._run_listing(dbt_analyze._listing_branches([table]))[0]) -%}
   {%- do dbt_analyze._fit_listings_to_partitions([table], [partition_specs], listings) -%}
   {{ return(listings[0]) }}
 {% endmacro %}
@@ -111,8 +123,10 @@
   {%- for table in tables -%}
     {%- if table.location -%}
       {%- set depth = table.partition_columns | length -%}
-      {%- set spec_sql = "regexp_replace(regexp_extract(path, '([^/]+/){" ~ depth ~ "}[^/]+$', 0), '/[^/]+$', '')" if depth else "''" -%}
-      {%- do branches.append(dbt_analyze._listing_branch(loop.index0, spec_sql, table.location, table.schema ~ '.' ~ table.identifier)) -%}
+      {%- set spec_sql = "regexp_replace(regexp_extract(path, '([^/]+/){" ~ depth ~ "}[^/]+$', 0), '/[^/]+$', '')"
+                         if depth else "''" -%}
+      {%- do branches.append(dbt_analyze._listing_branch(loop.index0, spec_sql, table.location,
+                                                         table.schema ~ '.' ~ table.identifier)) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(branches) }}
@@ -127,7 +141,8 @@
   {%- set path = namespace(text=location) -%}
   {%- for char in '\\{}[]*?' -%}{%- set path.text = path.text | replace(char, '\\' ~ char) -%}{%- endfor -%}
   {{ return({'path': path.text, 'location': location, 'label': label,
-             'sql': 'select ' ~ table_index ~ ' as table_index, ' ~ spec_sql ~ ' as partition_spec, length, modificationTime from binaryFile.'
+             'sql': 'select ' ~ table_index ~ ' as table_index, ' ~ spec_sql
+             ~ ' as partition_spec, length, modificationTime from binaryFile.'
                     ~ dbt_analyze._quote_identifier(path.text) ~ " with ('recursiveFileLookup' = 'true')"}) }}
 {% endmacro %}
 
@@ -139,14 +154,14 @@
             ~ branches | map(attribute='sql') | join(' union all ') ~ ') group by 1, 2' if branches else none) }}
 {% endmacro %}
 
-{#- The listing of branches, with other statements at the same time (_run_independent): the
+{#- The listing of branches, with other statements at the same time (_run_at_once): the
     listing's rows first, then each other statement's. Spark reads a table or partition whose
     directory is gone as empty, but its binaryFile source stops at the missing path: that
     location's branch is left out (no files, as Spark sees it) and the rest listed again. -#}
 {% macro _run_listing(branches, others=[]) %}
   {%- set listing_sql = dbt_analyze._listing_sql(branches) -%}
   {%- set settings = dbt_analyze._listing_settings(branches) -%}
-  {%- set results = dbt_analyze._run_independent(([listing_sql] if listing_sql else []) + others, missing_paths=true,
+  {%- set results = dbt_analyze._run_at_once(([listing_sql] if listing_sql else []) + others, missing_paths=true,
                                                  settings=[settings] if listing_sql else []) -%}
   {%- set st = namespace(branches=branches, listing=results[0] if listing_sql else []) -%}
   {%- for attempt in range(branches | length) if st.listing is mapping -%}
@@ -154,12 +169,15 @@
     {#- Spark names the path as the query gave it, qualified (file:/...) when it came without a scheme. -#}
     {%- set gone = st.branches | selectattr('path', 'in', [missing, modules.re.sub('^file:', '', missing)]) | list -%}
     {%- if not gone -%}
-      {{ exceptions.raise_compiler_error('dbt_analyze: the file listing stops at ' ~ missing ~ ', which does not exist and is no listed location') }}
+      {{ exceptions.raise_compiler_error('dbt_analyze: the file listing stops at ' ~ missing
+                                         ~ ', which does not exist and is no listed location') }}
     {%- endif -%}
-    {{ log('dbt_analyze: ' ~ gone[0].label ~ ': its location ' ~ gone[0].location ~ ' does not exist; listed as holding no files (Spark reads it as empty)', info=True) }}
+    {{ log('dbt_analyze: ' ~ gone[0].label ~ ': its location ' ~ gone[0].location
+           ~ ' does not exist; listed as holding no files (Spark reads it as empty)', info=True) }}
     {%- set st.branches = st.branches | reject('in', gone) | list -%}
     {%- set relisting_sql = dbt_analyze._listing_sql(st.branches) -%}
-    {%- set st.listing = dbt_analyze._run_independent([relisting_sql], missing_paths=true, settings=[settings])[0] if relisting_sql else [] -%}
+    {%- set st.listing = dbt_analyze._run_at_once([relisting_sql], missing_paths=true, settings=[settings])[0]
+                         if relisting_sql else [] -%}
   {%- endfor -%}
   {{ return([st.listing] + (results[1:] if listing_sql else results)) }}
 {% endmacro %}
@@ -188,7 +206,9 @@
 {% macro _fit_listings_to_partitions(tables, partition_specs, listings) %}
   {%- set unlisted = [] -%}
   {%- for index in range(tables | length) if tables[index].partition_columns and tables[index].location -%}
-    {%- for spec in listings[index].keys() | list if spec not in partition_specs[index] -%}{%- do listings[index].pop(spec) -%}{%- endfor -%}
+    {%- for spec in listings[index].keys() | list if spec not in partition_specs[index] -%}
+      {%- do listings[index].pop(spec) -%}
+    {%- endfor -%}
     {%- for spec in partition_specs[index] if spec not in listings[index] -%}
       {%- do unlisted.append({'index': index, 'spec': spec}) -%}
     {%- endfor -%}
@@ -200,14 +220,17 @@
                             ~ dbt_analyze._partition_clause_sql(tables[partition.index], partition.spec) ~ ')') -%}
   {%- endfor -%}
   {%- set branches = [] -%}
-  {%- for rows in dbt_analyze._run_independent(describes) -%}
+  {%- for rows in dbt_analyze._run_at_once(describes) -%}
     {%- set partition = unlisted[loop.index0] -%}
     {%- set table = tables[partition.index] -%}
     {#- The first Location is the partition's (the table's follows under Storage Information). -#}
-    {%- set location = (rows | selectattr(0, 'equalto', 'Location') | map(attribute=1) | first | default('', true)) | trim -%}
+    {%- set location = (rows | selectattr(0, 'equalto', 'Location') | map(attribute=1) | first | default('', true))
+                       | trim -%}
     {%- if location and location.rstrip('/') != table.location.rstrip('/') ~ '/' ~ partition.spec -%}
-      {%- do branches.append(dbt_analyze._listing_branch(partition.index, dbt_analyze._quote_literal(partition.spec), location,
-                                                         table.schema ~ '.' ~ table.identifier ~ ' partition ' ~ partition.spec)) -%}
+      {%- do branches.append(dbt_analyze._listing_branch(partition.index, dbt_analyze._quote_literal(partition.spec),
+                                                         location,
+                                                         table.schema ~ '.' ~ table.identifier ~ ' partition '
+                                                         ~ partition.spec)) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- for relocated in dbt_analyze._parse_listings(tables, dbt_analyze._run_listing(branches)[0]) -%}
@@ -220,7 +243,8 @@
   {%- set listings = [] -%}
   {%- for table in tables -%}{%- do listings.append({}) -%}{%- endfor -%}
   {%- for row in rows -%}
-    {%- do listings[row[0] | int].update({row[1]: {'file_count': row[2] | int, 'size_bytes': row[3] | int, 'modified_at': row[4]}}) -%}
+    {%- do listings[row[0] | int].update({row[1]: {'file_count': row[2] | int, 'size_bytes': row[3] | int,
+                                                   'modified_at': row[4]}}) -%}
   {%- endfor -%}
   {{ return(listings) }}
 {% endmacro %}

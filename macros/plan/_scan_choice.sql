@@ -9,14 +9,17 @@
 {% macro _choose_scan(plan, states, request) %}
   {%- set scan_columns = [] -%}
   {%- set stated = {} -%}
-  {%- for spec, state in states.items() if spec in plan.all_partitions -%}{%- do stated.update(state.columns) -%}{%- endfor -%}
+  {%- for spec, state in states.items() if spec in plan.all_partitions -%}
+    {%- do stated.update(state.columns) -%}
+  {%- endfor -%}
   {%- for column in plan.table.data_columns if column in plan.columns or stated.get(column.name) == column.data_type -%}
     {%- do scan_columns.append(column) -%}
   {%- endfor -%}
   {%- set status = dbt_analyze._partition_status(plan, states, scan_columns, request.sketches) -%}
   {%- set choice = {'to_scan': [], 'skipped': [], 'dropped': [], 'changed': []} -%}
   {%- for spec in plan.selected_partitions -%}
-    {%- do choice[('skipped' if request.noscan or (status[spec] == 'fresh' and not request.full) else 'to_scan')].append(spec) -%}
+    {%- do choice[('skipped' if request.noscan or (status[spec] == 'fresh' and not request.full)
+                   else 'to_scan')].append(spec) -%}
     {%- if status[spec] != 'fresh' and not request.noscan -%}{%- do choice.changed.append(spec) -%}{%- endif -%}
   {%- endfor -%}
   {%- for spec, value in status.items() if value == 'dropped' -%}{%- do choice.dropped.append(spec) -%}{%- endfor -%}
@@ -42,8 +45,10 @@
     {%- if column not in types -%}
       {%- do changes.append("column '" ~ column ~ "' was dropped: its statistics are left out") -%}
     {%- else -%}
-      {%- do changes.append("column '" ~ column ~ "' changed type from " ~ old_types | unique | join(', ') ~ ' to ' ~ types[column]
-                            ~ ': statistics of the old type (' ~ old_types | length ~ ' partition state(s)) are not merged with new ones') -%}
+      {%- do changes.append("column '" ~ column ~ "' changed type from " ~ old_types | unique | join(', ') ~ ' to '
+                            ~ types[column]
+                            ~ ': statistics of the old type (' ~ old_types | length
+                            ~ ' partition state(s)) are not merged with new ones') -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(changes) }}
@@ -74,7 +79,9 @@
   {%- endfor -%}
   {#- Partitions the current statistics count that are gone: dropped (once a run has merged the
       table without them, they are history, and the table is not stale for them again). -#}
-  {%- for spec in states.keys() if spec not in plan.all_partitions -%}{%- do status.update({spec: 'dropped'}) -%}{%- endfor -%}
+  {%- for spec in states.keys() if spec not in plan.all_partitions -%}
+    {%- do status.update({spec: 'dropped'}) -%}
+  {%- endfor -%}
   {{ return(status) }}
 {% endmacro %}
 
@@ -84,7 +91,8 @@
 {% macro _plan_sample(plan, specs, sample) %}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
   {#- The spec is named: dbt reads a column without a name (an unpartitioned table's spec '') as None. -#}
-  {%- set counts = run_query('select ' ~ spec_sql ~ ' as partition_spec, count(1) from ' ~ plan.table.quoted ~ ' ' ~ dbt_analyze._scan_filter_sql(plan, specs, none)
+  {%- set counts = run_query('select ' ~ spec_sql ~ ' as partition_spec, count(1) from ' ~ plan.table.quoted ~ ' '
+                             ~ dbt_analyze._scan_filter_sql(plan, specs, none)
                              ~ dbt_analyze._group_by_partitions_sql(plan.table)) -%}
   {%- set exact_rows = {} -%}
   {%- set fractions = {} -%}
@@ -106,6 +114,8 @@
 
 {% macro _group_by_partitions_sql(table) %}
   {%- set columns = [] -%}
-  {%- for column in table.partition_columns -%}{%- do columns.append(dbt_analyze._quote_identifier(column)) -%}{%- endfor -%}
+  {%- for column in table.partition_columns -%}
+    {%- do columns.append(dbt_analyze._quote_identifier(column)) -%}
+  {%- endfor -%}
   {{ return(' group by ' ~ columns | join(', ') if columns else '') }}
 {% endmacro %}

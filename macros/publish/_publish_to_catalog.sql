@@ -15,12 +15,15 @@
   {%- set name = table.schema ~ '.' ~ table.identifier -%}
   {%- set payload = dbt_analyze._catalog_payload(table, run_id) -%}
   {%- set outcome = adapter.dbt_analyze_publish_statistics(tojson(payload))
-                    if adapter.dbt_analyze_publish_statistics is defined else 'the dbt-analyze library is not installed' -%}
+                    if adapter.dbt_analyze_publish_statistics is defined
+                    else 'the dbt-analyze library is not installed' -%}
   {%- if outcome == 'published' -%}
-    {{ log('dbt_analyze: published the statistics of ' ~ name ~ ' to the Spark catalog (' ~ payload.columns | length ~ ' column(s))', info=True) }}
+    {{ log('dbt_analyze: published the statistics of ' ~ name ~ ' to the Spark catalog (' ~ payload.columns | length
+           ~ ' column(s))', info=True) }}
   {%- else -%}
     {%- do run_query('analyze table ' ~ table.quoted ~ ' compute statistics noscan') -%}
-    {{ log('dbt_analyze: ' ~ name ~ ': only the size was published to the Spark catalog (' ~ outcome ~ '): Spark accepts row counts and'
+    {{ log('dbt_analyze: ' ~ name ~ ': only the size was published to the Spark catalog (' ~ outcome
+           ~ '): Spark accepts row counts and'
            ~ ' column statistics from outside only through the JVM catalog API of an in-process session (dbt-spark method: session)', info=True) }}
   {%- endif -%}
   {{ return(dbt_analyze._elapsed_ms(started)) }}
@@ -29,20 +32,26 @@
 {#- The run's table-level statistics as Spark's catalog holds them, every value a string. Complex
     and interval types are left out (Spark keeps no statistics of them). -#}
 {% macro _catalog_payload(table, run_id) %}
-  {%- set where = ' where run_id = ' ~ dbt_analyze._quote_literal(run_id) ~ ' and ' ~ dbt_analyze._table_where_sql(table) ~ " and partition_spec = ''" -%}
+  {%- set where = ' where run_id = ' ~ dbt_analyze._quote_literal(run_id) ~ ' and '
+                  ~ dbt_analyze._table_where_sql(table) ~ " and partition_spec = ''" -%}
   {%- set table_row = run_query('select cast(row_count as string), cast(size_bytes as string) from '
                                 ~ dbt_analyze._storage_relation('table_statistics_history') ~ where) -%}
   {%- set payload = {'schema': table.schema, 'table': table.identifier,
-                     'row_count': table_row[0][0] if table_row else none, 'size_bytes': table_row[0][1] if table_row else '0', 'columns': []} -%}
+                     'row_count': table_row[0][0] if table_row else none,
+                     'size_bytes': table_row[0][1] if table_row else '0', 'columns': []} -%}
   {%- set extremes = [] -%}
   {%- set bounds = [] -%}
   {%- set names = [] -%}
-  {%- for column in table.data_columns if dbt_analyze._type_category(column.data_type) not in ('collection', 'struct', 'interval', 'other') -%}
+  {%- for column in table.data_columns if dbt_analyze._type_category(column.data_type) not in ('collection', 'struct',
+      'interval', 'other') -%}
     {%- set when = 'when ' ~ dbt_analyze._quote_literal(column.name) ~ ' then ' -%}
     {%- do names.append(dbt_analyze._quote_literal(column.name)) -%}
-    {%- do extremes.append([when ~ dbt_analyze._catalog_value_sql('min_value', column.data_type), when ~ dbt_analyze._catalog_value_sql('max_value', column.data_type)]) -%}
-    {%- if dbt_analyze._type_category(column.data_type) in ('integral', 'fractional', 'decimal', 'date', 'timestamp') -%}
-      {%- do bounds.append([when ~ dbt_analyze._catalog_bound_sql('lower_bound', column.data_type), when ~ dbt_analyze._catalog_bound_sql('upper_bound', column.data_type)]) -%}
+    {%- do extremes.append([when ~ dbt_analyze._catalog_value_sql('min_value', column.data_type),
+                            when ~ dbt_analyze._catalog_value_sql('max_value', column.data_type)]) -%}
+    {%- if dbt_analyze._type_category(column.data_type) in ('integral', 'fractional', 'decimal', 'date',
+                                                            'timestamp') -%}
+      {%- do bounds.append([when ~ dbt_analyze._catalog_bound_sql('lower_bound', column.data_type),
+                            when ~ dbt_analyze._catalog_bound_sql('upper_bound', column.data_type)]) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if not extremes -%}{{ return(payload) }}{%- endif -%}
@@ -50,10 +59,13 @@
                               ~ ' case column_name ' ~ extremes | map('first') | join(' ') ~ ' end,'
                               ~ ' case column_name ' ~ extremes | map('last') | join(' ') ~ ' end,'
                               ~ ' cast(cast(ceil(avg_len) as bigint) as string), cast(max_len as string) from '
-                              ~ dbt_analyze._storage_relation('column_statistics_history') ~ where ~ ' and column_name in (' ~ names | join(', ') ~ ')') -%}
-  {%- set bins = run_query('select column_name, case column_name ' ~ bounds | map('first') | join(' ') ~ ' end, case column_name '
+                              ~ dbt_analyze._storage_relation('column_statistics_history') ~ where
+                              ~ ' and column_name in (' ~ names | join(', ') ~ ')') -%}
+  {%- set bins = run_query('select column_name, case column_name ' ~ bounds | map('first') | join(' ')
+                           ~ ' end, case column_name '
                            ~ bounds | map('last') | join(' ') ~ ' end, distinct_count, row_count from '
-                           ~ dbt_analyze._storage_relation('column_histograms_history') ~ where ~ ' order by column_name, bin') if bounds else [] -%}
+                           ~ dbt_analyze._storage_relation('column_histograms_history') ~ where
+                           ~ ' order by column_name, bin') if bounds else [] -%}
   {%- for row in columns -%}
     {%- set column = {'name': row[0], 'null_count': row[1], 'distinct_count': row[2], 'min': row[3], 'max': row[4],
                       'avg_len': row[5], 'max_len': row[6]} -%}
@@ -77,7 +89,8 @@
   {%- set category = dbt_analyze._type_category(data_type) -%}
   {%- if category in ('string', 'binary') -%}{{ return('cast(null as string)') }}
   {%- elif category == 'timestamp' -%}
-    {{ return("date_format(to_utc_timestamp(cast(" ~ field ~ " as timestamp), current_timezone()), 'yyyy-MM-dd HH:mm:ss.SSSSSS')") }}
+    {{ return("date_format(to_utc_timestamp(cast(" ~ field
+              ~ " as timestamp), current_timezone()), 'yyyy-MM-dd HH:mm:ss.SSSSSS')") }}
   {%- elif category == 'timestamp_ntz' -%}
     {{ return("date_format(cast(" ~ field ~ " as timestamp_ntz), 'yyyy-MM-dd HH:mm:ss.SSSSSS')") }}
   {%- endif -%}

@@ -17,7 +17,8 @@
       ({{ amount.mean + 2.5 * amount.stddev }}); they are given as floats. -#}
   {%- for name in rows.column_names -%}
     {%- set value = rows[0][name] -%}
-    {%- do stats.update({name: value | float if value is number and value is not integer and value is not boolean else value}) -%}
+    {%- do stats.update({name: value | float if value is number and value is not integer and value is not boolean
+                         else value}) -%}
   {%- endfor -%}
   {{ return(stats) }}
 {% endmacro %}

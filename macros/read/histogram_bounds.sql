@@ -8,8 +8,10 @@
 {% macro default__histogram_bounds(relation, column_name, partition_spec) %}
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
   {%- do dbt_analyze._refresh_current_view('column_histograms') -%}
-  {%- set rows = run_query('select bin, lower_bound, upper_bound from ' ~ dbt_analyze._storage_relation('column_histograms')
-                           ~ dbt_analyze._column_filter_sql(relation, column_name, partition_spec) ~ ' order by bin') -%}
+  {%- set rows = run_query('select bin, lower_bound, upper_bound from '
+                           ~ dbt_analyze._storage_relation('column_histograms')
+                           ~ dbt_analyze._column_filter_sql(relation, column_name, partition_spec)
+                           ~ ' order by bin') -%}
   {%- if not rows | length -%}{{ return([]) }}{%- endif -%}
   {{ return([rows[0][1]] + rows.columns[2].values() | list) }}
 {% endmacro %}

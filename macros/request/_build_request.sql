@@ -9,7 +9,8 @@
 -#}
 {% macro _build_request(args, run=none) %}
   {%- do dbt_analyze._check_settings(run) -%}
-  {%- set known = ['statement', 'relation', 'schema', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches', 'sample', 'publish'] -%}
+  {%- set known = ['statement', 'relation', 'schema', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches',
+                   'sample', 'publish'] -%}
   {%- for key in args if key not in known -%}
     {{ dbt_analyze._fail(run, "unknown option '" ~ key ~ "' (known: " ~ known | join(', ') ~ ")") }}
   {%- endfor -%}
@@ -27,7 +28,8 @@
     {%- if columns is not none and not (columns is string and columns | lower == 'all') -%}
       {{ dbt_analyze._fail(run, "'columns' with 'schema' can only be all: named columns belong to one table") }}
     {%- endif -%}
-    {%- set request = {'tables_in': args['schema'], 'relation': none, 'partition': none, 'columns': 'all' if columns else none,
+    {%- set request = {'tables_in': args['schema'], 'relation': none, 'partition': none,
+                       'columns': 'all' if columns else none,
                        'noscan': dbt_analyze._as_bool(args.get('noscan', false))} -%}
   {%- elif args.get('relation') is not none -%}
     {%- set relation = args['relation'] -%}
@@ -38,7 +40,8 @@
       {%- if catalog_error -%}{{ dbt_analyze._fail(run, catalog_error) }}{%- endif -%}
       {%- set parts = parts[1:] if parts | length == 3 else parts -%}
       {%- if parts | length > 2 or '' in parts -%}
-        {{ dbt_analyze._fail(run, "relation '" ~ relation ~ "' must be a name, schema.name or spark_catalog.schema.name") }}
+        {{ dbt_analyze._fail(run, "relation '" ~ relation
+                             ~ "' must be a name, schema.name or spark_catalog.schema.name") }}
       {%- endif -%}
       {%- set request = {'relation': relation if parts | length == 1 else none,
                          'schema': parts[0] if parts | length == 2 else none, 'identifier': parts[-1]} -%}
@@ -61,20 +64,24 @@
     {%- do request.update({'partition': partition or none, 'columns': columns or none,
                            'noscan': dbt_analyze._as_bool(args.get('noscan', false))}) -%}
   {%- else -%}
-    {{ dbt_analyze._fail(run, "say what to analyze: 'statement: ANALYZE TABLE ...', 'relation: <table>' or 'schema: <schema>'") }}
+    {{ dbt_analyze._fail(run,
+                         "say what to analyze: 'statement: ANALYZE TABLE ...', 'relation: <table>' or 'schema: <schema>'") }}
   {%- endif -%}
 
   {%- set sketches = args.get('sketches') or dbt_analyze._var('dbt_analyze_sketches') -%}
   {%- if sketches not in ('full', 'basic') -%}
     {{ dbt_analyze._fail(run, "'sketches' must be full or basic, got '" ~ sketches ~ "'") }}
   {%- endif -%}
-  {%- do request.update({'full': dbt_analyze._as_bool(args.get('full') if args.get('full') is not none else dbt_analyze._var('dbt_analyze_full')),
+  {%- do request.update({'full': dbt_analyze._as_bool(args.get('full') if args.get('full') is not none
+                                                      else dbt_analyze._var('dbt_analyze_full')),
                          'dry_run': dbt_analyze._as_bool(args.get('dry_run', false)), 'sketches': sketches,
-                         'publish': dbt_analyze._as_bool(args.get('publish') if args.get('publish') is not none else dbt_analyze._var('dbt_analyze_publish'))}) -%}
+                         'publish': dbt_analyze._as_bool(args.get('publish') if args.get('publish') is not none
+                                                         else dbt_analyze._var('dbt_analyze_publish'))}) -%}
   {%- set sample = args.get('sample') -%}
   {%- if sample is not none -%}
     {%- if sample is not mapping or (sample.keys() | list) not in (['percent'], ['rows']) -%}
-      {{ dbt_analyze._fail(run, "'sample' must be {percent: P} (0 < P <= 100) or {rows: N} (rows per partition), got " ~ sample) }}
+      {{ dbt_analyze._fail(run, "'sample' must be {percent: P} (0 < P <= 100) or {rows: N} (rows per partition), got "
+                           ~ sample) }}
     {%- elif 'percent' in sample and not (sample.percent is number and 0 < sample.percent <= 100) -%}
       {{ dbt_analyze._fail(run, "sample percent must be a number in (0, 100], got " ~ sample.percent) }}
     {%- elif 'rows' in sample and not (sample.rows is number and sample.rows >= 1) -%}
@@ -83,7 +90,8 @@
   {%- endif -%}
   {%- do request.update({'sample': sample}) -%}
   {%- if request['noscan'] and request['columns'] -%}
-    {{ dbt_analyze._fail(run, "NOSCAN collects size and file count only; it cannot be combined with column statistics") }}
+    {{ dbt_analyze._fail(run,
+                         "NOSCAN collects size and file count only; it cannot be combined with column statistics") }}
   {%- endif -%}
   {{ return(request) }}
 {% endmacro %}

@@ -10,7 +10,8 @@
 
 {% macro _query_sketch_functions() %}
   {%- set wanted = ['hll_sketch_agg', 'kll_sketch_agg_double', 'approx_top_k_accumulate'] -%}
-  {%- set found = run_query("show functions like '" ~ wanted | join('|') ~ "'").columns[0].values() | map('lower') | list -%}
+  {%- set found = run_query("show functions like '" ~ wanted | join('|') ~ "'").columns[0].values() | map('lower')
+                  | list -%}
   {%- set available = [] -%}
   {%- for name in wanted -%}
     {%- if name in found or ('system.builtin.' ~ name) in found -%}{%- do available.append(name) -%}{%- endif -%}
@@ -26,7 +27,8 @@
   {%- if adapter.dbt_analyze_first_time is defined and adapter.dbt_analyze_first_time('codegen_cache_hint') -%}
     {%- set kept = run_query('set spark.sql.codegen.cache.maxEntries').columns[1].values() | first -%}
     {%- if (kept | string).isdigit() and kept | int < 1000 -%}
-      {{ log('dbt_analyze: hint: this Spark keeps ' ~ kept ~ ' compiled query classes (spark.sql.codegen.cache.maxEntries); '
+      {{ log('dbt_analyze: hint: this Spark keeps ' ~ kept
+             ~ ' compiled query classes (spark.sql.codegen.cache.maxEntries); '
              ~ 'each analysis generates about 150, so every run compiles its classes again. Set it to 1000 when the session '
              ~ "starts (profiles.yml server_side_parameters, or the Thrift server's --conf): runs take about a fifth less", info=True) }}
     {%- endif -%}
@@ -37,7 +39,8 @@
   {%- if available is none -%}{%- do dbt_analyze._hint_codegen_cache() -%}{%- endif -%}
   {%- set available = dbt_analyze._engine_sketch_functions() if available is none else available -%}
   {%- if 'hll_sketch_agg' not in available -%}
-    {{ dbt_analyze._fail(run, 'this engine has no hll_sketch_agg (Spark 3.5+, Databricks Runtime 13.3+), which distinct counts need') }}
+    {{ dbt_analyze._fail(run,
+                         'this engine has no hll_sketch_agg (Spark 3.5+, Databricks Runtime 13.3+), which distinct counts need') }}
   {%- endif -%}
   {%- set missing = ['kll_sketch_agg_double', 'approx_top_k_accumulate'] | reject('in', available) | list -%}
   {%- if request.sketches == 'full' and missing -%}

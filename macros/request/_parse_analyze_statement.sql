@@ -40,12 +40,15 @@
   {%- endfor -%}
 
   {%- set request = {'relation': none, 'partition': none, 'columns': none, 'noscan': false, 'error': none} -%}
-  {%- set st = namespace(state='analyze', name_parts=[], key=none, partition={}, columns=[], error=none, tables=false, string_value=false) -%}
+  {%- set st = namespace(state='analyze', name_parts=[], key=none, partition={}, columns=[], error=none, tables=false,
+                         string_value=false) -%}
   {%- set expected = {
-        'analyze': 'ANALYZE', 'table': 'TABLE or TABLES', 'name': 'a table name', 'after_name': "'.', PARTITION or COMPUTE",
+        'analyze': 'ANALYZE', 'table': 'TABLE or TABLES', 'name': 'a table name',
+        'after_name': "'.', PARTITION or COMPUTE",
         'tables_from': 'FROM, IN or COMPUTE', 'schema_name': 'a schema name', 'after_schema': "'.' or COMPUTE",
         'part_open': "'('", 'part_key': 'a partition column', 'part_eq': "'=', ',' or ')'",
-        'part_value': 'a partition value (string or number literal)', 'part_typed': 'a string literal', 'part_next': "',' or ')'",
+        'part_value': 'a partition value (string or number literal)', 'part_typed': 'a string literal',
+        'part_next': "',' or ')'",
         'compute': 'COMPUTE', 'statistics': 'STATISTICS', 'options': 'NOSCAN, FOR or the end',
         'for': 'COLUMNS or ALL', 'all': 'COLUMNS', 'column': 'a column name', 'column_next': "',' or the end",
         'end': 'the end of the statement', 'done': 'the end of the statement'} -%}
@@ -61,8 +64,10 @@
     {%- elif s == 'table' and word == 'TABLES' -%}{%- set st.tables = true -%}{%- set st.state = 'tables_from' -%}
     {%- elif s == 'tables_from' and word in ('FROM', 'IN') -%}{%- set st.state = 'schema_name' -%}
     {%- elif s in ('tables_from', 'after_schema') and word == 'COMPUTE' -%}{%- set st.state = 'statistics' -%}
-    {%- elif s == 'schema_name' and ident is not none -%}{%- do st.name_parts.append(ident) -%}{%- set st.state = 'after_schema' -%}
-    {%- elif s == 'after_schema' and tok.text == '.' and st.name_parts | length < 2 -%}{%- set st.state = 'schema_name' -%}
+    {%- elif s == 'schema_name' and ident is not none -%}{%- do st.name_parts.append(ident) -%}
+        {%- set st.state = 'after_schema' -%}
+    {%- elif s == 'after_schema' and tok.text == '.' and st.name_parts | length < 2 -%}
+        {%- set st.state = 'schema_name' -%}
     {%- elif s == 'name' and ident is not none -%}
       {%- do st.name_parts.append(ident) -%}{%- set st.state = 'after_name' -%}
     {%- elif s == 'after_name' and tok.text == '.' and st.name_parts | length < 3 -%}{%- set st.state = 'name' -%}
@@ -80,7 +85,8 @@
     {%- elif s == 'part_value' and word in ('DATE', 'TIMESTAMP', 'TIMESTAMP_NTZ', 'TIMESTAMP_LTZ') -%}
       {#- A typed literal, DATE '2024-01-02': its text, which is cast to the partition column's type. -#}
       {%- set st.state = 'part_typed' -%}
-    {%- elif (s == 'part_value' and tok.kind in ('string', 'number', 'word')) or (s == 'part_typed' and tok.kind == 'string')
+    {%- elif (s == 'part_value' and tok.kind in ('string', 'number', 'word'))
+        or (s == 'part_typed' and tok.kind == 'string')
              or (s == 'part_next' and tok.kind == 'string' and st.string_value) -%}
       {%- if tok.kind == 'string' -%}
         {%- set q = tok.text[0] -%}
@@ -100,14 +106,17 @@
       {%- do st.partition.update({st.key: value}) -%}{%- set st.state = 'part_next' -%}
     {%- elif s == 'compute' and word == 'COMPUTE' -%}{%- set st.state = 'statistics' -%}
     {%- elif s == 'statistics' and word == 'STATISTICS' -%}{%- set st.state = 'options' -%}
-    {%- elif s == 'options' and word == 'NOSCAN' -%}{%- do request.update({'noscan': true}) -%}{%- set st.state = 'end' -%}
+    {%- elif s == 'options' and word == 'NOSCAN' -%}{%- do request.update({'noscan': true}) -%}
+        {%- set st.state = 'end' -%}
     {%- elif s == 'options' and word == 'FOR' -%}{%- set st.state = 'for' -%}
     {%- elif s == 'for' and word == 'ALL' -%}{%- set st.state = 'all' -%}
     {%- elif s == 'for' and word == 'COLUMNS' and st.tables -%}
       {%- set st.error = "FOR COLUMNS names columns of one table; ANALYZE TABLES takes NOSCAN or FOR ALL COLUMNS (at position " ~ tok.pos ~ ")" -%}
     {%- elif s == 'for' and word == 'COLUMNS' -%}{%- set st.state = 'column' -%}
-    {%- elif s == 'all' and word == 'COLUMNS' -%}{%- do request.update({'columns': 'all'}) -%}{%- set st.state = 'end' -%}
-    {%- elif s == 'column' and ident is not none -%}{%- do st.columns.append(ident) -%}{%- set st.state = 'column_next' -%}
+    {%- elif s == 'all' and word == 'COLUMNS' -%}{%- do request.update({'columns': 'all'}) -%}
+        {%- set st.state = 'end' -%}
+    {%- elif s == 'column' and ident is not none -%}{%- do st.columns.append(ident) -%}
+        {%- set st.state = 'column_next' -%}
     {%- elif s == 'column_next' and tok.text == ',' -%}{%- set st.state = 'column' -%}
     {%- elif s in ('options', 'end', 'column_next') and tok.text == ';' -%}{%- set st.state = 'done' -%}
     {%- else -%}
@@ -116,7 +125,8 @@
   {%- endfor -%}
 
   {%- if st.error is none and st.state not in ('options', 'end', 'column_next', 'done') -%}
-    {%- set st.error = "expected " ~ expected[st.state] ~ " at position " ~ (statement | length + 1) ~ ", found the end of the statement" -%}
+    {%- set st.error = "expected " ~ expected[st.state] ~ " at position " ~ (statement | length + 1)
+                       ~ ", found the end of the statement" -%}
   {%- endif -%}
   {%- if st.error is not none -%}
     {{ return({'error': "malformed ANALYZE statement: " ~ st.error ~ "\n  " ~ statement}) }}
@@ -143,5 +153,6 @@
 {#- The error for a name of `length` parts whose first part names a catalog other than Spark's
     session catalog (the only one whose tables dbt-spark reaches), else none. -#}
 {% macro _unsupported_catalog(parts, length) %}
-  {{ return("catalog '" ~ parts[0] ~ "' is not supported (only spark_catalog)" if parts | length == length and parts[0] | lower != 'spark_catalog' else none) }}
+  {{ return("catalog '" ~ parts[0] ~ "' is not supported (only spark_catalog)"
+            if parts | length == length and parts[0] | lower != 'spark_catalog' else none) }}
 {% endmacro %}

@@ -24,7 +24,8 @@
     ('value_count', 'bigint'), ('min_value', 'string'), ('max_value', 'string'),
     ('len_sum', 'bigint'), ('len_max', 'bigint'), ('true_count', 'bigint'), ('false_count', 'bigint'),
     ('value_sum', 'double'), ('value_m2', 'double'),
-    ('ndv_sketch', 'binary'), ('quantile_sketch', 'binary'), ('top_values_sketch', dbt_analyze._top_values_sketch_type()),
+    ('ndv_sketch', 'binary'), ('quantile_sketch', 'binary'),
+    ('top_values_sketch', dbt_analyze._top_values_sketch_type()),
     ('singletons', 'bigint'),
   ]) }}
 {% endmacro %}
@@ -61,7 +62,8 @@
   {%- set t = data_type | lower | trim -%}
   {%- set base = t.split('(')[0].split('<')[0].split(' ')[0] -%}
   {%- if base == 'boolean' -%}{{ return('boolean') }}
-  {%- elif base in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'byte', 'short', 'long') -%}{{ return('integral') }}
+  {%- elif base in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'byte', 'short',
+                    'long') -%}{{ return('integral') }}
   {%- elif base in ('float', 'double', 'real') -%}{{ return('fractional') }}
   {%- elif base in ('decimal', 'dec', 'numeric') -%}{{ return('decimal') }}
   {%- elif base == 'date' -%}{{ return('date') }}
@@ -96,7 +98,8 @@
 
 {#- Categories whose values have an order (min/max, top values). -#}
 {% macro _ordered_categories() %}
-  {{ return(['boolean', 'integral', 'fractional', 'decimal', 'date', 'timestamp', 'timestamp_ntz', 'string', 'interval']) }}
+  {{ return(['boolean', 'integral', 'fractional', 'decimal', 'date', 'timestamp', 'timestamp_ntz', 'string',
+             'interval']) }}
 {% endmacro %}
 
 {% macro _numeric_categories() %}
@@ -105,9 +108,11 @@
 
 {% macro _measure_value_count(c, category) %}{{ return('count(' ~ c ~ ')') }}{% endmacro %}
 
-{% macro _measure_min_value(c, category) %}{{ return(dbt_analyze._extreme_state_sql('min', c, category)) }}{% endmacro %}
+{% macro _measure_min_value(c, category) %}{{ return(dbt_analyze._extreme_state_sql('min', c,
+    category)) }}{% endmacro %}
 
-{% macro _measure_max_value(c, category) %}{{ return(dbt_analyze._extreme_state_sql('max', c, category)) }}{% endmacro %}
+{% macro _measure_max_value(c, category) %}{{ return(dbt_analyze._extreme_state_sql('max', c,
+    category)) }}{% endmacro %}
 
 {#- A state's min or max as text (a timestamp's as its instant: _timestamp_state_sql). -#}
 {% macro _extreme_state_sql(agg, c, category) %}
@@ -118,7 +123,8 @@
 {#- A timestamp as a state keeps it: its instant as text (microseconds since the epoch). As text
     in the session's zone it would change meaning under another zone, and in the hour a zone's
     clocks go through twice two instants would read the same. The merge renders it. -#}
-{% macro _timestamp_state_sql(expression) %}{{ return('cast(unix_micros(' ~ expression ~ ') as string)') }}{% endmacro %}
+{% macro _timestamp_state_sql(expression) %}{{ return('cast(unix_micros(' ~ expression
+                                                      ~ ') as string)') }}{% endmacro %}
 
 {#- The timestamp back from a state's text (states taken before kept text in the session's zone). -#}
 {% macro _timestamp_from_state_sql(text) %}
@@ -157,7 +163,8 @@
 
 {#- Sum of squared deviations from the partition's mean (var_pop is Welford-stable). -#}
 {% macro _measure_value_m2(c, category) %}
-  {{ return('var_pop(cast(' ~ c ~ ' as double)) * count(' ~ c ~ ')' if category in dbt_analyze._numeric_categories() else none) }}
+  {{ return('var_pop(cast(' ~ c ~ ' as double)) * count(' ~ c ~ ')' if category in dbt_analyze._numeric_categories()
+            else none) }}
 {% endmacro %}
 
 {#- The sketch measures are typed imperative aggregates: Spark evaluates their argument row by row
@@ -193,7 +200,8 @@
   {%- elif field == 'top_values_sketch' -%}
     {%- if category in dbt_analyze._native_top_k_categories() -%}{{ return(c) }}{%- endif -%}
     {#- A boolean's top values are its true and false counts (_top_items_sql). -#}
-    {{ return('cast(' ~ c ~ ' as string)' if category in dbt_analyze._ordered_categories() and category != 'boolean' else none) }}
+    {{ return('cast(' ~ c ~ ' as string)' if category in dbt_analyze._ordered_categories() and category != 'boolean'
+              else none) }}
   {%- endif -%}
   {{ return(none) }}
 {% endmacro %}
@@ -205,9 +213,11 @@
     {{ return('hll_sketch_agg(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_hll_lg_k') | int) ~ ')') }}
   {%- elif field == 'quantile_sketch' -%}
     {#- An empty KLL sketch is refused by every reader: keep none instead. -#}
-    {{ return('if(count(' ~ input ~ ') > 0, kll_sketch_agg_double(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_kll_k') | int) ~ '), null)') }}
+    {{ return('if(count(' ~ input ~ ') > 0, kll_sketch_agg_double(' ~ input ~ ', '
+              ~ (dbt_analyze._var('dbt_analyze_kll_k') | int) ~ '), null)') }}
   {%- elif field == 'top_values_sketch' -%}
-    {{ return('approx_top_k_accumulate(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_top_k_tracked') | int) ~ ')') }}
+    {{ return('approx_top_k_accumulate(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_top_k_tracked') | int)
+              ~ ')') }}
   {%- endif -%}
   {{ return(none) }}
 {% endmacro %}
@@ -225,7 +235,8 @@
   {%- elif category == 'date' -%}{{ return('cast(unix_date(' ~ c ~ ') as double)') }}
   {%- elif category == 'timestamp' -%}{{ return('cast(unix_micros(' ~ c ~ ') as double)') }}
   {%- elif category == 'timestamp_ntz' -%}
-    {{ return('cast(unix_micros(make_timestamp(year(' ~ c ~ '), month(' ~ c ~ '), day(' ~ c ~ '), hour(' ~ c ~ '), minute(' ~ c ~ '), extract(second from '
+    {{ return('cast(unix_micros(make_timestamp(year(' ~ c ~ '), month(' ~ c ~ '), day(' ~ c ~ '), hour(' ~ c
+              ~ '), minute(' ~ c ~ '), extract(second from '
               ~ c ~ "), 'UTC')) as double)") }}
   {%- endif -%}
   {{ return(none) }}

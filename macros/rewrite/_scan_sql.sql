@@ -22,7 +22,8 @@
     {%- set column_index = loop.index0 -%}
     {%- set category = dbt_analyze._type_category(column.data_type) -%}
     {%- set quoted = dbt_analyze._quote_identifier(column.name) -%}
-    {%- for field, type in fields if field != 'singletons' and dbt_analyze._measure_at_level(field, category, plan.sketches) -%}
+    {%- for field, type in fields if field != 'singletons'
+        and dbt_analyze._measure_at_level(field, category, plan.sketches) -%}
       {%- set alias = 'c' ~ column_index ~ '__' ~ field -%}
       {%- if field in dbt_analyze._sketch_fields() -%}
         {%- set input = dbt_analyze._sketch_input(field, quoted, category, dbt_analyze._collation(column.data_type)) -%}
@@ -43,7 +44,8 @@
   {%- for column in [none] + plan.scan_columns -%}
     {%- set column_index = loop.index0 - 1 -%}
     {%- set parts = ["'column_name', " ~ (dbt_analyze._quote_literal(column.name) if column else "''"),
-                     "'data_type', " ~ (dbt_analyze._quote_literal(column.data_type) if column else 'cast(null as string)')] -%}
+                     "'data_type', " ~ (dbt_analyze._quote_literal(column.data_type) if column
+                                        else 'cast(null as string)')] -%}
     {%- for field, type in fields -%}
       {%- set alias = aliases.get('c' ~ column_index ~ '__' ~ field) -%}
       {%- if alias and field == 'value_count' -%}
@@ -56,29 +58,36 @@
       {%- endif -%}
       {%- if plan.sample and alias and field in dbt_analyze._scaled_fields() -%}
         {#- A sampled partition's counts, scaled to its exact row count. -#}
-        {%- set value = ('round(' if type == 'bigint' else '(') ~ value ~ ' * coalesce(l.exact_rows / a.__row_count, 1))' -%}
+        {%- set value = ('round(' if type == 'bigint' else '(') ~ value
+                        ~ ' * coalesce(l.exact_rows / a.__row_count, 1))' -%}
       {%- endif -%}
       {%- do parts.append(dbt_analyze._quote_literal(field) ~ ', cast(' ~ value ~ ' as ' ~ type ~ ')') -%}
     {%- endfor -%}
     {%- do structs.append('named_struct(' ~ parts | join(', ') ~ ')') -%}
   {%- endfor -%}
 
-  {#- The listing as rows, with the time of the scan: a column, not a literal (see _this_run_sql). -#}
+  {#- The listing as rows, with the time of the scan: a column, not a literal (see _run_numbers_sql). -#}
   {%- set listed = [] -%}
   {%- for spec in specs -%}
     {%- set files = plan.listing.get(spec, {'file_count': 0, 'size_bytes': 0, 'modified_at': none}) -%}
     {%- set exact_rows = (plan.exact_rows or {}).get(spec) if spec in (plan.sample or {}) else none -%}
     {%- do listed.append('(' ~ dbt_analyze._quote_literal(spec) ~ ', ' ~ files.file_count ~ ', ' ~ files.size_bytes
-                         ~ ', ' ~ dbt_analyze._quote_literal(files.modified_at) ~ ', cast(' ~ (exact_rows if exact_rows is not none else 'null') ~ ' as bigint), current_timestamp())') -%}
+                         ~ ', ' ~ dbt_analyze._quote_literal(files.modified_at) ~ ', cast('
+                         ~ (exact_rows if exact_rows is not none else 'null') ~ ' as bigint), current_timestamp())') -%}
   {%- endfor -%}
   {%- set partition_columns = [] -%}
-  {%- for column in table.partition_columns -%}{%- do partition_columns.append(dbt_analyze._quote_identifier(column)) -%}{%- endfor -%}
+  {%- for column in table.partition_columns -%}
+    {%- do partition_columns.append(dbt_analyze._quote_identifier(column)) -%}
+  {%- endfor -%}
 
-  select {{ dbt_analyze._quote_literal(run_id) }} as run_id, {{ dbt_analyze._quote_literal(table.schema) }} as table_schema,
+  select {{ dbt_analyze._quote_literal(run_id) }} as run_id,
+         {{ dbt_analyze._quote_literal(table.schema) }} as table_schema,
          {{ dbt_analyze._quote_literal(table.identifier) }} as table_name, l.partition_spec, s.column_name, s.data_type,
-         coalesce(l.exact_rows, a.__row_count, 0) as row_count, l.file_count, l.size_bytes, l.modified_at as files_modified_at,
+         coalesce(l.exact_rows, a.__row_count, 0) as row_count, l.file_count, l.size_bytes,
+         l.modified_at as files_modified_at,
          {%- for field, type in fields %} s.{{ field }},{% endfor %}
-         {{ dbt_analyze._quote_literal(plan.sketches) }} as sketches, if(l.exact_rows is null, null, a.__row_count) as sample_rows, l.now as collected_at
+         {{ dbt_analyze._quote_literal(plan.sketches) }} as sketches,
+         if(l.exact_rows is null, null, a.__row_count) as sample_rows, l.now as collected_at
   from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at, exact_rows, now)
   left join (
     select {{ aggregates | join(',\n           ') }}
@@ -107,7 +116,8 @@
     {%- for spec, fraction in sample.items() -%}
       {%- do branches.append('when ' ~ dbt_analyze._quote_literal(spec) ~ ' then ' ~ fraction) -%}
     {%- endfor -%}
-    {%- do conditions.append('rand(' ~ dbt_analyze._var('dbt_analyze_sample_seed') ~ ') < case ' ~ spec_sql ~ ' ' ~ branches | join(' ') ~ ' else 1.0 end') -%}
+    {%- do conditions.append('rand(' ~ dbt_analyze._var('dbt_analyze_sample_seed') ~ ') < case ' ~ spec_sql ~ ' '
+                             ~ branches | join(' ') ~ ' else 1.0 end') -%}
   {%- endif -%}
   {{ return('where ' ~ conditions | join(' and ') if conditions else '') }}
 {% endmacro %}
@@ -127,7 +137,8 @@
 {% macro _singletons_query_sql(plan, specs, sample) %}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
   {%- set columns = [] -%}
-  {%- for column in plan.scan_columns if dbt_analyze._measure('ndv_sketch', 'x', dbt_analyze._type_category(column.data_type)) -%}
+  {%- for column in plan.scan_columns if dbt_analyze._measure('ndv_sketch', 'x',
+                                                              dbt_analyze._type_category(column.data_type)) -%}
     {%- do columns.append(column) -%}
   {%- endfor -%}
   {%- if not columns -%}{{ return(none) }}{%- endif -%}
@@ -141,16 +152,20 @@
   {%- for column in columns -%}
     {%- set quoted = dbt_analyze._quote_identifier(column.name) -%}
     {%- set parts = ["'column_name', " ~ dbt_analyze._quote_literal(column.name),
-                     "'value', " ~ ('cast(null as string)' if column.data_type in collated_types else 'cast(' ~ quoted ~ ' as string)')] -%}
+                     "'value', " ~ ('cast(null as string)' if column.data_type in collated_types
+                                    else 'cast(' ~ quoted ~ ' as string)')] -%}
     {%- for data_type in collated_types -%}
-      {%- do parts.append("'value_" ~ loop.index ~ "', " ~ (quoted if column.data_type == data_type else 'cast(null as ' ~ data_type ~ ')')) -%}
+      {%- do parts.append("'value_" ~ loop.index ~ "', "
+                          ~ (quoted if column.data_type == data_type else 'cast(null as ' ~ data_type ~ ')')) -%}
     {%- endfor -%}
     {%- do values.append('named_struct(' ~ parts | join(', ') ~ ')') -%}
   {%- endfor -%}
   select partition_spec, column_name, count_if(occurrences = 1) as singletons
   from (
-    select partition_spec, v.column_name, {% for field in value_fields %}v.{{ field }}, {% endfor %}count(*) as occurrences
-    from (select {{ spec_sql }} as partition_spec, * from {{ plan.table.quoted }} {{ dbt_analyze._scan_filter_sql(plan, specs, sample) }})
+    select partition_spec, v.column_name, {% for field in value_fields %}v.{{ field }},
+           {% endfor %}count(*) as occurrences
+    from (select {{ spec_sql }} as partition_spec, * from {{ plan.table.quoted }} {{ dbt_analyze._scan_filter_sql(plan,
+        specs, sample) }})
     lateral view inline(array({{ values | join(', ') }})) v
     where {% for field in value_fields %}v.{{ field }} is not null{{ ' or ' if not loop.last }}{% endfor %}
     group by partition_spec, v.column_name{% for field in value_fields %}, v.{{ field }}{% endfor %}

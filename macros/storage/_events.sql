@@ -8,22 +8,25 @@
     {%- if column == 'run_id' -%}{%- set value = dbt_analyze._quote_literal(run.run_id) -%}
     {%- elif column == 'invocation_id' -%}{%- set value = dbt_analyze._quote_literal(invocation_id) -%}
     {%- elif column == 'table_schema' -%}{%- set value = dbt_analyze._quote_literal(table.schema if table else none) -%}
-    {%- elif column == 'table_name' -%}{%- set value = dbt_analyze._quote_literal(table.identifier if table else none) -%}
+    {%- elif column == 'table_name' -%}{%- set value = dbt_analyze._quote_literal(table.identifier if table
+        else none) -%}
     {%- elif column == 'event' -%}{%- set value = dbt_analyze._quote_literal(event) -%}
     {%- elif column == 'event_at' -%}{%- set value = 'current_timestamp()' -%}
     {%- elif column == 'request' -%}{%- set value = dbt_analyze._quote_literal(run.request_text) -%}
     {#- This statement, and for a succeeded run the check for concurrent runs that follows it. -#}
     {%- elif column == 'statements' and sent is not none and run.get('statements_at_start') is not none -%}
-      {%- set value = 'cast(' ~ (sent - run.statements_at_start + (2 if event == 'succeeded' else 1)) ~ ' as bigint)' -%}
+      {%- set value = 'cast(' ~ (sent - run.statements_at_start + (2 if event == 'succeeded' else 1))
+                      ~ ' as bigint)' -%}
     {%- elif type == 'string' -%}{%- set value = dbt_analyze._quote_literal(metrics.get(column)) -%}
-    {%- else -%}{%- set value = 'cast(' ~ (metrics.get(column) if metrics.get(column) is not none else 'null') ~ ' as ' ~ type ~ ')' -%}
+    {%- else -%}{%- set value = 'cast(' ~ (metrics.get(column) if metrics.get(column) is not none else 'null') ~ ' as '
+                                ~ type ~ ')' -%}
     {%- endif -%}
     {%- do values.append(value) -%}
   {%- endfor -%}
   {%- set events = dbt_analyze._storage_relation('analyze_run_events') -%}
   {%- if from_sql -%}
     {#- The run's own values as a VALUES row, not literals in a projection: Spark would write its
-        numbers into the code it generates, compiled anew every run (see _this_run_sql). -#}
+        numbers into the code it generates, compiled anew every run (see _run_numbers_sql). -#}
     {%- set names = [] -%}
     {%- set selected = [] -%}
     {%- set literals = [] -%}
@@ -36,7 +39,8 @@
         {%- do literals.append(value) -%}
       {%- endif -%}
     {%- endfor -%}
-    {%- do run_query('insert into ' ~ events ~ ' select ' ~ selected | join(', ') ~ ' from (' ~ from_sql ~ ') m cross join (values ('
+    {%- do run_query('insert into ' ~ events ~ ' select ' ~ selected | join(', ') ~ ' from (' ~ from_sql
+                     ~ ') m cross join (values ('
                      ~ literals | join(', ') ~ ')) as e(' ~ names | join(', ') ~ ')') -%}
   {%- else -%}
     {%- do run_query('insert into ' ~ events ~ ' values (' ~ values | join(', ') ~ ')') -%}
@@ -47,6 +51,7 @@
 {% macro _own_states_sql(table, run_id) %}
   {{ return("select coalesce(sum(if(column_name = '', state_row_count, 0)), 0) as rows, coalesce(sum(if(column_name = '', state_size_bytes, 0)), 0) as bytes,"
             ~ ' coalesce(sum(coalesce(length(state_ndv_sketch), 0) + coalesce(length(state_quantile_sketch), 0) + coalesce(length(state_top_values_sketch.sketch), 0)), 0) as sketch_bytes'
-            ~ ' from ' ~ dbt_analyze._storage_relation('statistics_history') ~ ' where ' ~ dbt_analyze._table_where_sql(table)
+            ~ ' from ' ~ dbt_analyze._storage_relation('statistics_history') ~ ' where '
+            ~ dbt_analyze._table_where_sql(table)
             ~ ' and run_id = ' ~ dbt_analyze._quote_literal(run_id) ~ ' and state_collected_at is not null') }}
 {% endmacro %}

@@ -13,7 +13,8 @@
 {% macro _read_listings_states_and(plans, run, others) %}
   {%- set tables = plans | map(attribute='table') | list -%}
   {%- set states_sql = dbt_analyze._current_states_read_sql(tables, run) -%}
-  {%- set results = dbt_analyze._run_listing(dbt_analyze._listing_branches(tables), [states_sql] + others if states_sql else []) -%}
+  {%- set results = dbt_analyze._run_listing(dbt_analyze._listing_branches(tables),
+                                             [states_sql] + others if states_sql else []) -%}
   {%- set listings = dbt_analyze._parse_listings(tables, results[0]) -%}
   {%- do dbt_analyze._fit_listings_to_partitions(tables, plans | map(attribute='all_partitions') | list, listings) -%}
   {%- for listing in listings -%}{%- do plans[loop.index0].update({'listing': listing}) -%}{%- endfor -%}
@@ -26,10 +27,13 @@
 {% macro _current_states_read_sql(tables, run) %}
   {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it, and
       refreshed it: _refresh_storage; a dry run refreshes what it reads here). -#}
-  {%- if not tables or (run.dry_run and 'statistics_history' not in dbt_analyze._existing_tables(dbt_analyze._stats_schema())) -%}
+  {%- if not tables or (run.dry_run
+                        and 'statistics_history' not in dbt_analyze._existing_tables(dbt_analyze._stats_schema())) -%}
     {{ return(none) }}
   {%- endif -%}
-  {%- if run.dry_run -%}{%- do dbt_analyze._refresh_storage(['statistics_history', 'analyze_run_events']) -%}{%- endif -%}
+  {%- if run.dry_run -%}
+    {%- do dbt_analyze._refresh_storage(['statistics_history', 'analyze_run_events']) -%}
+  {%- endif -%}
   {%- set filters = [] -%}
   {%- set state_filters = [] -%}
   {%- for table in tables -%}
@@ -38,7 +42,8 @@
   {%- endfor -%}
   {%- set history = dbt_analyze._storage_relation('statistics_history') -%}
   {%- set sql -%}
-  select s.table_schema, s.table_name, s.partition_spec, s.column_name, s.data_type, s.state_file_count, s.state_size_bytes,
+  select s.table_schema, s.table_name, s.partition_spec, s.column_name, s.data_type, s.state_file_count,
+         s.state_size_bytes,
          s.state_files_modified_at, s.state_sketches, cast(s.state_collected_at as string), s.run_id,
          {{ dbt_analyze._text_items_sql('s.state_top_values_sketch') }}
   from {{ history }} s
@@ -67,10 +72,12 @@
   {%- for row in rows -%}
     {%- set states = found[position[tojson([row[0], row[1]])]] -%}
     {%- if row[2] not in states -%}
-      {%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none, 'run_id': row[10], 'text_top_values': []}}) -%}
+      {%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none,
+                                     'run_id': row[10], 'text_top_values': []}}) -%}
     {%- endif -%}
     {%- if row[3] == '' -%}
-      {%- do states[row[2]].update({'fingerprint': [row[5] | int, row[6] | int, row[7]], 'sketches': row[8], 'collected_at': row[9]}) -%}
+      {%- do states[row[2]].update({'fingerprint': [row[5] | int, row[6] | int, row[7]], 'sketches': row[8],
+                                    'collected_at': row[9]}) -%}
     {%- else -%}
       {%- do states[row[2]].columns.update({row[3]: row[4]}) -%}
       {%- if row[11] -%}{%- do states[row[2]].text_top_values.append(row[3]) -%}{%- endif -%}

@@ -20,8 +20,10 @@
 {% macro _storage_columns(name) %}
   {%- set run = [('run_id', 'string')] -%}
   {%- set target = [('table_schema', 'string'), ('table_name', 'string'), ('partition_spec', 'string')] -%}
-  {%- set state = [('row_count', 'bigint'), ('file_count', 'bigint'), ('size_bytes', 'bigint'), ('files_modified_at', 'string')]
-                  + dbt_analyze._state_fields() + [('sketches', 'string'), ('sample_rows', 'bigint'), ('collected_at', 'timestamp')] -%}
+  {%- set state = [('row_count', 'bigint'), ('file_count', 'bigint'), ('size_bytes', 'bigint'),
+                   ('files_modified_at', 'string')]
+                  + dbt_analyze._state_fields()
+                  + [('sketches', 'string'), ('sample_rows', 'bigint'), ('collected_at', 'timestamp')] -%}
   {%- set prefixed_state = [] -%}
   {%- for column, type in state -%}{%- do prefixed_state.append(('state_' ~ column, type)) -%}{%- endfor -%}
   {%- set tables = {
@@ -29,34 +31,39 @@
         ('event', 'string'), ('event_at', 'timestamp'), ('request', 'string'),
         ('partitions_scanned', 'bigint'), ('partitions_skipped', 'bigint'), ('rows_scanned', 'bigint'),
         ('bytes_scanned', 'bigint'), ('plan_ms', 'bigint'), ('scan_ms', 'bigint'), ('merge_ms', 'bigint'),
-        ('error', 'string'), ('sketch_bytes', 'bigint'), ('publish_ms', 'bigint'), ('notes', 'string'), ('statements', 'bigint')],
+        ('error', 'string'), ('sketch_bytes', 'bigint'), ('publish_ms', 'bigint'), ('notes', 'string'),
+        ('statements', 'bigint')],
     'statistics_history': run + target + [('column_name', 'string'), ('data_type', 'string'),
         ('row_count', 'bigint'), ('size_bytes', 'bigint'), ('file_count', 'bigint'), ('partition_count', 'bigint'),
-        ('partitions_analyzed', 'bigint'), ('sampled', 'boolean'), ('collected_at', 'timestamp'), ('partition_runs', 'map<string,string>'), ('column_types', 'map<string,string>'),
+        ('partitions_analyzed', 'bigint'), ('sampled', 'boolean'), ('collected_at', 'timestamp'),
+        ('partition_runs', 'map<string,string>'), ('column_types', 'map<string,string>'),
         ('null_count', 'bigint'), ('distinct_count', 'bigint'), ('min_value', 'string'), ('max_value', 'string'),
         ('avg_len', 'double'), ('max_len', 'bigint'), ('true_count', 'bigint'), ('false_count', 'bigint'),
-        ('mean', 'double'), ('stddev', 'double'),
-        ('quantiles', 'array<struct<quantile:double,value:string>>'),
-        ('histogram', 'array<struct<bin:int,lower_bound:string,upper_bound:string,row_count:double,distinct_count:bigint>>'),
+        ('mean', 'double'), ('stddev', 'double'), ('quantiles', 'array<struct<quantile:double,value:string>>'),
+        ('histogram',
+         'array<struct<bin:int,lower_bound:string,upper_bound:string,row_count:double,distinct_count:bigint>>'),
         ('top_values', 'array<struct<rank:int,value:string,frequency:bigint>>')] + prefixed_state,
     'partition_states': run + target + [('column_name', 'string'), ('data_type', 'string')] + state,
-    'table_statistics_history': run + target + [('row_count', 'bigint'), ('size_bytes', 'bigint'), ('file_count', 'bigint'),
-        ('partition_count', 'bigint'), ('partitions_analyzed', 'bigint'), ('sampled', 'boolean'), ('collected_at', 'timestamp'), ('state_run_id', 'string')],
+    'table_statistics_history': run + target + [('row_count', 'bigint'), ('size_bytes', 'bigint'),
+        ('file_count', 'bigint'), ('partition_count', 'bigint'), ('partitions_analyzed', 'bigint'),
+        ('sampled', 'boolean'), ('collected_at', 'timestamp'), ('state_run_id', 'string')],
     'column_statistics_history': run + target + [('column_name', 'string'), ('data_type', 'string'),
         ('null_count', 'bigint'), ('distinct_count', 'bigint'), ('min_value', 'string'), ('max_value', 'string'),
         ('avg_len', 'double'), ('max_len', 'bigint'), ('true_count', 'bigint'), ('false_count', 'bigint'),
-        ('mean', 'double'), ('stddev', 'double'), ('partitions_analyzed', 'bigint'), ('sampled', 'boolean'), ('collected_at', 'timestamp'),
-        ('state_run_id', 'string')],
-    'staleness_checks': [('check_id', 'string'), ('checked_at', 'timestamp'), ('table_schema', 'string'), ('table_name', 'string'),
-        ('partition_spec', 'string'), ('status', 'string'), ('collected_at', 'timestamp')],
+        ('mean', 'double'), ('stddev', 'double'), ('partitions_analyzed', 'bigint'), ('sampled', 'boolean'),
+        ('collected_at', 'timestamp'), ('state_run_id', 'string')],
+    'staleness_checks': [('check_id', 'string'), ('checked_at', 'timestamp'), ('table_schema', 'string'),
+        ('table_name', 'string'), ('partition_spec', 'string'), ('status', 'string'), ('collected_at', 'timestamp')],
     'column_quantiles_history': run + target + [('column_name', 'string'), ('quantile', 'double'), ('value', 'string')],
     'column_histograms_history': run + target + [('column_name', 'string'), ('bin', 'int'), ('lower_bound', 'string'),
         ('upper_bound', 'string'), ('row_count', 'double'), ('distinct_count', 'bigint')],
-    'column_top_values_history': run + target + [('column_name', 'string'), ('rank', 'int'), ('value', 'string'), ('frequency', 'bigint')],
-    'column_statistics_estimated_history': [('estimate_id', 'string'), ('estimated_at', 'timestamp'), ('table_schema', 'string'),
-        ('table_name', 'string'), ('column_name', 'string'), ('data_type', 'string'), ('row_count', 'bigint'), ('null_count', 'bigint'),
-        ('distinct_count', 'bigint'), ('min_value', 'string'), ('max_value', 'string'), ('avg_len', 'double'), ('max_len', 'bigint'),
-        ('accuracy', 'string'), ('derived_from', 'string')],
+    'column_top_values_history': run + target
+        + [('column_name', 'string'), ('rank', 'int'), ('value', 'string'), ('frequency', 'bigint')],
+    'column_statistics_estimated_history': [('estimate_id', 'string'), ('estimated_at', 'timestamp'),
+        ('table_schema', 'string'), ('table_name', 'string'), ('column_name', 'string'), ('data_type', 'string'),
+        ('row_count', 'bigint'), ('null_count', 'bigint'), ('distinct_count', 'bigint'), ('min_value', 'string'),
+        ('max_value', 'string'), ('avg_len', 'double'), ('max_len', 'bigint'), ('accuracy', 'string'),
+        ('derived_from', 'string')],
   } -%}
   {{ return(tables[name]) }}
 {% endmacro %}
@@ -87,13 +94,15 @@
     under any zone read alike. Text of other types, and of rows stored rendered (storage version 5,
     set_statistics), as it is. -#}
 {% macro _rendered_sql(value) %}
-  {{ return("if(s.data_type in ('timestamp', 'timestamp_ltz'), coalesce(" ~ dbt_analyze._utc_clock_sql('try_cast(' ~ value ~ ' as bigint)') ~ ', '
+  {{ return("if(s.data_type in ('timestamp', 'timestamp_ltz'), coalesce("
+            ~ dbt_analyze._utc_clock_sql('try_cast(' ~ value ~ ' as bigint)') ~ ', '
             ~ value ~ '), ' ~ value ~ ')') }}
 {% endmacro %}
 
 {#- Microseconds since the epoch as the text of UTC's clock time then (cast(x as string)'s format). -#}
 {% macro _utc_clock_sql(micros) %}
-  {{ return("cast(timestamp_ntz'1970-01-01 00:00:00' + make_dt_interval(0, 0, 0, cast(cast(" ~ micros ~ ' as decimal(18, 0)) / 1000000 as decimal(18, 6))) as string)') }}
+  {{ return("cast(timestamp_ntz'1970-01-01 00:00:00' + make_dt_interval(0, 0, 0, cast(cast(" ~ micros
+            ~ ' as decimal(18, 0)) / 1000000 as decimal(18, 6))) as string)') }}
 {% endmacro %}
 
 {#- The view of one kind over `source` (statistics_history, or its current rows: _current_rows_sql). -#}
@@ -103,17 +112,21 @@
   {%- for column, type in dbt_analyze._storage_columns(kind ~ '_history') -%}
     {%- do columns.append(spec.fields.get(column, 's.' ~ column) ~ ' as ' ~ column) -%}
   {%- endfor -%}
-  {{ return('select ' ~ columns | join(', ') ~ ' from (' ~ source ~ ') s ' ~ spec.get('from', '') ~ ' where ' ~ spec.where) }}
+  {{ return('select ' ~ columns | join(', ') ~ ' from (' ~ source ~ ') s ' ~ spec.get('from', '') ~ ' where '
+            ~ spec.where) }}
 {% endmacro %}
 
 {#- Every stored state (the rows that carry one), in the columns of partition_states. -#}
 {% macro _partition_states_sql(source=none) %}
   {%- set columns = [] -%}
   {%- for column, type in dbt_analyze._storage_columns('partition_states') -%}
-    {%- do columns.append(column if column in ('run_id', 'table_schema', 'table_name', 'partition_spec', 'column_name', 'data_type')
+    {%- do columns.append(column if column in ('run_id', 'table_schema', 'table_name', 'partition_spec', 'column_name',
+                                               'data_type')
                           else 'state_' ~ column ~ ' as ' ~ column) -%}
   {%- endfor -%}
-  {{ return('select ' ~ columns | join(', ') ~ ' from ' ~ (source or dbt_analyze._storage_relation('statistics_history')) ~ ' where state_collected_at is not null') }}
+  {{ return('select ' ~ columns | join(', ') ~ ' from '
+            ~ (source or dbt_analyze._storage_relation('statistics_history'))
+            ~ ' where state_collected_at is not null') }}
 {% endmacro %}
 
 {#- Options of every storage table, which Spark applies to every write into it. Two Spark jobs
@@ -148,7 +161,8 @@
 {#- `table_schema = ... and table_name = ...`: the rows of one table (a Relation or anything with
     schema and identifier), read from its bucket only; prefix: a table alias with its dot. -#}
 {% macro _table_where_sql(table, prefix='') %}
-  {{ return(prefix ~ 'table_schema = ' ~ dbt_analyze._quote_literal(table.schema) ~ ' and ' ~ prefix ~ 'table_name = ' ~ dbt_analyze._quote_literal(table.identifier)) }}
+  {{ return(prefix ~ 'table_schema = ' ~ dbt_analyze._quote_literal(table.schema) ~ ' and ' ~ prefix ~ 'table_name = '
+            ~ dbt_analyze._quote_literal(table.identifier)) }}
 {% endmacro %}
 
 {#- Creates a storage table (at its place, or under another name: a rebuild). Each bucket's files
@@ -158,9 +172,12 @@
   {%- for column, type in dbt_analyze._storage_columns(name) -%}
     {%- do columns.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
   {%- endfor -%}
-  {%- set order = ['table_schema', 'table_name'] + (['run_id'] if 'run_id' in dbt_analyze._storage_columns(name) | map('first') | list else []) -%}
-  {%- do dbt_analyze._create_storage_object('create table if not exists ' ~ relation ~ ' (' ~ columns | join(', ') ~ ') using parquet options ' ~ dbt_analyze._storage_options()
-                   ~ ' clustered by (table_name) sorted by (' ~ order | join(', ') ~ ') into ' ~ dbt_analyze._table_bucket_count() ~ ' buckets') -%}
+  {%- set order = ['table_schema', 'table_name']
+                  + (['run_id'] if 'run_id' in dbt_analyze._storage_columns(name) | map('first') | list else []) -%}
+  {%- do dbt_analyze._create_storage_object('create table if not exists ' ~ relation ~ ' (' ~ columns | join(', ')
+                                            ~ ') using parquet options ' ~ dbt_analyze._storage_options()
+                   ~ ' clustered by (table_name) sorted by (' ~ order | join(', ') ~ ') into '
+                   ~ dbt_analyze._table_bucket_count() ~ ' buckets') -%}
 {% endmacro %}
 
 {#- Runs a `create table if not exists` or `create or replace view` of the storage. Spark checks
@@ -173,7 +190,8 @@
   {%- if error is none or 'TABLE_OR_VIEW_ALREADY_EXISTS' in error -%}
     {%- do run_query(sql) -%}
   {%- elif error -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: could not create the statistics storage: ' ~ error ~ ' (in: ' ~ sql[:200] ~ ' ...)') }}
+    {{ exceptions.raise_compiler_error('dbt_analyze: could not create the statistics storage: ' ~ error ~ ' (in: '
+                                       ~ sql[:200] ~ ' ...)') }}
   {%- endif -%}
 {% endmacro %}
 
@@ -200,7 +218,8 @@
 
 {#- The events table's properties, or none while it does not exist (or its schema). -#}
 {% macro _storage_properties() %}
-  {%- if adapter.dbt_analyze_table_exists is defined and adapter.dbt_analyze_table_exists(dbt_analyze._stats_schema(), 'analyze_run_events') == false -%}
+  {%- if adapter.dbt_analyze_table_exists is defined
+      and adapter.dbt_analyze_table_exists(dbt_analyze._stats_schema(), 'analyze_run_events') == false -%}
     {{ return(none) }}
   {%- endif -%}
   {%- set sql = 'show tblproperties ' ~ dbt_analyze._storage_relation('analyze_run_events') -%}
@@ -217,9 +236,11 @@
 
 {% macro _refuse_while_compacting(properties, rebuilding, compacting) %}
   {%- if (properties.get('dbt_analyze.compacting') or rebuilding) and not compacting -%}
-    {%- set since = ('compact_statistics started ' ~ properties['dbt_analyze.compacting']) if properties.get('dbt_analyze.compacting')
+    {%- set since = ('compact_statistics started ' ~ properties['dbt_analyze.compacting'])
+                    if properties.get('dbt_analyze.compacting')
                     else ('unfinished rebuild: ' ~ rebuilding | join(', ')) -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: the statistics tables in ' ~ dbt_analyze._stats_schema() ~ ' are being compacted (' ~ since ~ '); run again when it ends. '
+    {{ exceptions.raise_compiler_error('dbt_analyze: the statistics tables in ' ~ dbt_analyze._stats_schema()
+                                       ~ ' are being compacted (' ~ since ~ '); run again when it ends. '
                                        ~ 'If that compaction was interrupted, run compact_statistics again: it finishes the work and lifts this block') }}
   {%- endif -%}
 {% endmacro %}
@@ -247,10 +268,13 @@
 {% macro _create_missing_storage(compacting) %}
   {%- set schema = dbt_analyze._stats_schema() -%}
   {%- do run_query('create schema if not exists ' ~ dbt_analyze._quote_identifier(schema)) -%}
-  {%- set existing = run_query('show tables in ' ~ dbt_analyze._quote_identifier(schema)).columns[1].values() | map('lower') | list -%}
+  {%- set existing = run_query('show tables in ' ~ dbt_analyze._quote_identifier(schema)).columns[1].values()
+                     | map('lower') | list -%}
   {%- set properties = dbt_analyze._storage_properties() if 'analyze_run_events' in existing else {} -%}
   {%- set rebuilding = [] -%}
-  {%- for name in existing if name.endswith('__rebuilt') and name != 'statistics_history__rebuilt' -%}{%- do rebuilding.append(name) -%}{%- endfor -%}
+  {%- for name in existing if name.endswith('__rebuilt') and name != 'statistics_history__rebuilt' -%}
+    {%- do rebuilding.append(name) -%}
+  {%- endfor -%}
   {%- do dbt_analyze._refuse_while_compacting(properties, rebuilding, compacting) -%}
   {%- set version = dbt_analyze._storage_version() -%}
   {%- set upgrade = 'analyze_run_events' in existing and properties.get('dbt_analyze.storage_version') != version -%}
@@ -265,7 +289,8 @@
   {%- endfor -%}
   {%- if created or upgrade -%}
     {%- set table = dbt_analyze._storage_relation('statistics_history') -%}
-    {%- set views = {'analyze_runs': dbt_analyze._analyze_runs_sql(), 'table_staleness': dbt_analyze._table_staleness_sql(),
+    {%- set views = {'analyze_runs': dbt_analyze._analyze_runs_sql(),
+                     'table_staleness': dbt_analyze._table_staleness_sql(),
                      'column_statistics_estimated': dbt_analyze._latest_estimates_sql(),
                      'partition_states': dbt_analyze._partition_states_sql()} -%}
     {%- for kind in dbt_analyze._statistics_kinds() -%}
@@ -273,10 +298,13 @@
                            kind: dbt_analyze._statistics_view_sql(kind, dbt_analyze._current_rows_sql())}) -%}
     {%- endfor -%}
     {%- for name, select_sql in views.items() -%}
-      {%- do dbt_analyze._create_storage_object('create or replace view ' ~ dbt_analyze._storage_relation(name) ~ ' as ' ~ select_sql) -%}
+      {%- do dbt_analyze._create_storage_object('create or replace view ' ~ dbt_analyze._storage_relation(name) ~ ' as '
+                                                ~ select_sql) -%}
     {%- endfor -%}
-    {%- do run_query('alter table ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ " set tblproperties ('dbt_analyze.storage_version' = '" ~ version ~ "')") -%}
-    {%- if upgrade -%}{{ log('dbt_analyze: statistics tables in ' ~ schema ~ ' upgraded to storage version ' ~ version, info=True) }}{%- endif -%}
+    {%- do run_query('alter table ' ~ dbt_analyze._storage_relation('analyze_run_events')
+                     ~ " set tblproperties ('dbt_analyze.storage_version' = '" ~ version ~ "')") -%}
+    {%- if upgrade -%}{{ log('dbt_analyze: statistics tables in ' ~ schema ~ ' upgraded to storage version ' ~ version,
+                             info=True) }}{%- endif -%}
   {%- endif -%}
   {{ return('') }}
 {% endmacro %}
@@ -301,7 +329,8 @@
           or st.present != (expected | map('first') | list)[:st.present | length] -%}
       {%- set values = [] -%}
       {%- for column, type in expected -%}
-        {%- do values.append(dbt_analyze._quote_identifier(column) if column in st.present else 'cast(null as ' ~ type ~ ')') -%}
+        {%- do values.append(dbt_analyze._quote_identifier(column) if column in st.present
+                             else 'cast(null as ' ~ type ~ ')') -%}
       {%- endfor -%}
       {%- do dbt_analyze._rebuild_storage_table(name, values) -%}
     {%- elif st.present | length < expected | length -%}
@@ -309,9 +338,11 @@
       {%- for column, type in expected[st.present | length:] -%}
         {%- do missing.append(dbt_analyze._quote_identifier(column) ~ ' ' ~ type) -%}
       {%- endfor -%}
-      {%- do run_query('alter table ' ~ dbt_analyze._storage_relation(name) ~ ' add columns (' ~ missing | join(', ') ~ ')') -%}
+      {%- do run_query('alter table ' ~ dbt_analyze._storage_relation(name) ~ ' add columns (' ~ missing | join(', ')
+                       ~ ')') -%}
     {%- endif -%}
-    {%- do run_query('alter table ' ~ dbt_analyze._storage_relation(name) ~ ' set serdeproperties ' ~ dbt_analyze._storage_options()) -%}
+    {%- do run_query('alter table ' ~ dbt_analyze._storage_relation(name) ~ ' set serdeproperties '
+                     ~ dbt_analyze._storage_options()) -%}
   {%- endfor -%}
 {% endmacro %}
 
@@ -324,7 +355,9 @@
   {%- set old = ['partition_states'] -%}
   {%- for kind in dbt_analyze._statistics_kinds() -%}{%- do old.append(kind ~ '_history') -%}{%- endfor -%}
   {%- if 'statistics_history' in existing -%}
-    {%- for name in old if name ~ '__v5' in existing -%}{%- do run_query('drop table ' ~ dbt_analyze._storage_relation(name ~ '__v5')) -%}{%- endfor -%}
+    {%- for name in old if name ~ '__v5' in existing -%}
+      {%- do run_query('drop table ' ~ dbt_analyze._storage_relation(name ~ '__v5')) -%}
+    {%- endfor -%}
     {{ return(none) }}
   {%- endif -%}
   {%- set kinds = {} -%}
@@ -343,23 +376,31 @@
   {%- do dbt_analyze._create_storage_table('statistics_history', copy) -%}
   {%- set v5 = {} -%}
   {%- for name in old -%}
-    {%- do v5.update({name: dbt_analyze._storage_relation(name ~ '__v5') if name in kinds else '(' ~ dbt_analyze._null_row_sql(name) ~ ' where false)'}) -%}
+    {%- do v5.update({name: dbt_analyze._storage_relation(name ~ '__v5') if name in kinds
+                      else '(' ~ dbt_analyze._null_row_sql(name) ~ ' where false)'}) -%}
   {%- endfor -%}
   {%- do run_query(dbt_analyze._merged_v5_rows_sql(copy, v5)) -%}
-  {%- set counts = run_query("select (select count(*) from " ~ v5.table_statistics_history ~ "), (select count(*) from " ~ v5.column_statistics_history
-                             ~ "), (select count_if(column_name = '') from " ~ copy ~ "), (select count_if(column_name <> '') from " ~ copy ~ ")")[0] -%}
+  {%- set counts = run_query("select (select count(*) from " ~ v5.table_statistics_history ~ "), (select count(*) from "
+                             ~ v5.column_statistics_history
+                             ~ "), (select count_if(column_name = '') from " ~ copy
+                             ~ "), (select count_if(column_name <> '') from " ~ copy ~ ")")[0] -%}
   {%- if counts[0] != counts[2] or counts[1] != counts[3] -%}
     {%- do run_query('drop table ' ~ copy) -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: the upgrade of the statistics tables copied ' ~ counts[2] ~ ' of ' ~ counts[0] ~ ' table rows and '
-                                       ~ counts[3] ~ ' of ' ~ counts[1] ~ ' column rows: left as it was, nothing lost; run again when no run is writing') }}
+    {{ exceptions.raise_compiler_error('dbt_analyze: the upgrade of the statistics tables copied ' ~ counts[2] ~ ' of '
+                                       ~ counts[0] ~ ' table rows and '
+                                       ~ counts[3] ~ ' of ' ~ counts[1]
+                                       ~ ' column rows: left as it was, nothing lost; run again when no run is writing') }}
   {%- endif -%}
   {%- do run_query('alter table ' ~ copy ~ ' rename to ' ~ dbt_analyze._storage_relation('statistics_history')) -%}
-  {%- for name in kinds -%}{%- do run_query('drop table ' ~ dbt_analyze._storage_relation(name ~ '__v5')) -%}{%- endfor -%}
+  {%- for name in kinds -%}
+    {%- do run_query('drop table ' ~ dbt_analyze._storage_relation(name ~ '__v5')) -%}
+  {%- endfor -%}
 {% endmacro %}
 
 {% macro _is_table(relation) %}
   {%- set st = namespace(table=true) -%}
-  {%- for row in run_query('describe table extended ' ~ relation) if row[0] == 'Type' and (row[1] or '') | trim | upper == 'VIEW' -%}
+  {%- for row in run_query('describe table extended ' ~ relation)
+      if row[0] == 'Type' and (row[1] or '') | trim | upper == 'VIEW' -%}
     {%- set st.table = false -%}
   {%- endfor -%}
   {{ return(st.table) }}
@@ -367,7 +408,9 @@
 
 {% macro _null_row_sql(name) %}
   {%- set columns = [] -%}
-  {%- for column, type in dbt_analyze._storage_columns(name) -%}{%- do columns.append('cast(null as ' ~ type ~ ') as ' ~ column) -%}{%- endfor -%}
+  {%- for column, type in dbt_analyze._storage_columns(name) -%}
+    {%- do columns.append('cast(null as ' ~ type ~ ') as ' ~ column) -%}
+  {%- endfor -%}
   {{ return('select ' ~ columns | join(', ')) }}
 {% endmacro %}
 
@@ -394,7 +437,8 @@
       {%- set column_value = 'a.' ~ column -%}
     {%- elif column in dbt_analyze._storage_columns('table_statistics_history') | map('first') | list -%}
       {%- set table_value = 't.' ~ column -%}
-      {%- set column_value = 'c.' ~ column if column in dbt_analyze._storage_columns('column_statistics_history') | map('first') | list else 'null' -%}
+      {%- set column_value = 'c.' ~ column if column in dbt_analyze._storage_columns('column_statistics_history')
+                             | map('first') | list else 'null' -%}
     {%- elif column in dbt_analyze._storage_columns('column_statistics_history') | map('first') | list -%}
       {%- set column_value = 'c.' ~ column -%}
     {%- endif -%}
@@ -424,10 +468,12 @@
   ),
   arrays as (
     select {{ keys }}, max(quantiles) as quantiles, max(histogram) as histogram, max(top_values) as top_values from (
-      select {{ keys }}, array_sort(collect_list(struct(quantile, value))) as quantiles, null as histogram, null as top_values
+      select {{ keys }}, array_sort(collect_list(struct(quantile, value))) as quantiles, null as histogram,
+             null as top_values
       from {{ v5.column_quantiles_history }} group by {{ keys }}
       union all
-      select {{ keys }}, null, array_sort(collect_list(struct(bin, lower_bound, upper_bound, row_count, distinct_count))), null
+      select {{ keys }}, null,
+             array_sort(collect_list(struct(bin, lower_bound, upper_bound, row_count, distinct_count))), null
       from {{ v5.column_histograms_history }} group by {{ keys }}
       union all
       select {{ keys }}, null, null, array_sort(collect_list(struct(rank, value, frequency)))
@@ -466,12 +512,16 @@
       table's sort columns): a file and each of its Parquet row groups then hold a range of runs,
       so the reads by run id (a merge's states, a run's report) still skip the rest of the bucket's
       history after a compaction. -#}
-  {%- do run_query('insert into ' ~ rebuilt ~ ' select ' ~ values | join(', ') ~ ' from ' ~ table ~ ' distribute by ' ~ dbt_analyze._table_bucket_sql('table_name')) -%}
-  {%- set counts = run_query('select (select count(*) from ' ~ table ~ '), (select count(*) from ' ~ rebuilt ~ ')')[0] -%}
+  {%- do run_query('insert into ' ~ rebuilt ~ ' select ' ~ values | join(', ') ~ ' from ' ~ table ~ ' distribute by '
+                   ~ dbt_analyze._table_bucket_sql('table_name')) -%}
+  {%- set counts = run_query('select (select count(*) from ' ~ table ~ '), (select count(*) from ' ~ rebuilt
+                             ~ ')')[0] -%}
   {%- if counts[0] != counts[1] -%}
     {%- do run_query('drop table ' ~ rebuilt) -%}
-    {{ exceptions.raise_compiler_error('dbt_analyze: rows were written to ' ~ name ~ ' while it was rebuilt (' ~ counts[0] ~ ' rows, '
-                                       ~ counts[1] ~ ' copied): left as it was, nothing lost; run again when no run is writing') }}
+    {{ exceptions.raise_compiler_error('dbt_analyze: rows were written to ' ~ name ~ ' while it was rebuilt ('
+                                       ~ counts[0] ~ ' rows, '
+                                       ~ counts[1]
+                                       ~ ' copied): left as it was, nothing lost; run again when no run is writing') }}
   {%- endif -%}
   {%- do run_query('drop table ' ~ table) -%}
   {%- do run_query('alter table ' ~ rebuilt ~ ' rename to ' ~ table) -%}
@@ -485,7 +535,8 @@
     {%- if name in existing -%}
       {%- do run_query('drop table ' ~ dbt_analyze._storage_relation(name ~ '__rebuilt')) -%}
     {%- else -%}
-      {%- do run_query('alter table ' ~ dbt_analyze._storage_relation(name ~ '__rebuilt') ~ ' rename to ' ~ dbt_analyze._storage_relation(name)) -%}
+      {%- do run_query('alter table ' ~ dbt_analyze._storage_relation(name ~ '__rebuilt') ~ ' rename to '
+                       ~ dbt_analyze._storage_relation(name)) -%}
     {%- endif -%}
   {%- endif -%}
 {% endmacro %}
@@ -495,7 +546,8 @@
   {%- if schema | lower not in run_query('show schemas').columns[0].values() | map('lower') | list -%}
     {{ return([]) }}
   {%- endif -%}
-  {{ return(run_query('show tables in ' ~ dbt_analyze._quote_identifier(schema)).columns[1].values() | map('lower') | list) }}
+  {{ return(run_query('show tables in ' ~ dbt_analyze._quote_identifier(schema)).columns[1].values() | map('lower')
+            | list) }}
 {% endmacro %}
 
 {#- Raised whenever a storage table gains a column or an option: older statistics schemas are upgraded in place. -#}
@@ -561,7 +613,8 @@
   {%- set sql -%}
   select h.* from {{ table }} h
   join (
-    select l.table_schema, l.table_name, '' as partition_spec, l.run_id, cast(null as map<string,string>) as column_types
+    select l.table_schema, l.table_name, '' as partition_spec, l.run_id,
+           cast(null as map<string,string>) as column_types
     from ({{ runs_sql }}) l
     union all
     select t.table_schema, t.table_name, p.partition_spec, p.run_id, t.column_types
@@ -590,7 +643,8 @@
   select e.*
   from {{ dbt_analyze._storage_relation('column_statistics_estimated_history') }} e
   join (select table_schema, table_name, max_by(estimate_id, estimated_at) as estimate_id
-        from {{ dbt_analyze._storage_relation('column_statistics_estimated_history') }} group by table_schema, table_name) latest
+        from {{ dbt_analyze._storage_relation('column_statistics_estimated_history') }} group by table_schema,
+        table_name) latest
     on e.estimate_id = latest.estimate_id and e.table_schema = latest.table_schema and e.table_name = latest.table_name
 {% endmacro %}
 

@@ -21,7 +21,8 @@
 
 {#- JSON options that keep microseconds (to_json's default drops them); from_json's parse mode. -#}
 {% macro _json_options_sql(mode=none) %}
-  {{ return("map('timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS'" ~ (", 'mode', " ~ dbt_analyze._quote_literal(mode) if mode else '') ~ ')') }}
+  {{ return("map('timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS'"
+            ~ (", 'mode', " ~ dbt_analyze._quote_literal(mode) if mode else '') ~ ')') }}
 {% endmacro %}
 
 {#- The rows of a query as dicts (through JSON: agate would turn arrays and maps into text);
@@ -30,9 +31,10 @@
   {{ return(dbt_analyze._parse_json_rows(run_query(dbt_analyze._json_rows_sql(sql, sorted)))) }}
 {% endmacro %}
 
-{#- The query of _json_rows, and the parsing of its rows (for queries run by others: _run_independent). -#}
+{#- The query of _json_rows, and the parsing of its rows (for queries run by others: _run_at_once). -#}
 {% macro _json_rows_sql(sql, sorted=false) %}
-  {{ return('select to_json(struct(*), ' ~ dbt_analyze._json_options_sql() ~ ') from (' ~ sql ~ ')' ~ (' order by 1' if sorted else '')) }}
+  {{ return('select to_json(struct(*), ' ~ dbt_analyze._json_options_sql() ~ ') from (' ~ sql ~ ')'
+            ~ (' order by 1' if sorted else '')) }}
 {% endmacro %}
 
 {% macro _parse_json_rows(rows) %}
@@ -60,8 +62,11 @@
     schema, FAILFAST: a value not of its column's type stops the read instead of becoming NULL. -#}
 {% macro _document_rows_sql(kind, rows) %}
   {%- set fields = [] -%}
-  {%- for column, type in dbt_analyze._storage_columns(kind) -%}{%- do fields.append(column ~ ': ' ~ type) -%}{%- endfor -%}
-  {{ return('select inline(from_json(' ~ dbt_analyze._quote_literal(tojson(rows)) ~ ', ' ~ dbt_analyze._quote_literal('array<struct<' ~ fields | join(', ') ~ '>>')
+  {%- for column, type in dbt_analyze._storage_columns(kind) -%}
+    {%- do fields.append(column ~ ': ' ~ type) -%}
+  {%- endfor -%}
+  {{ return('select inline(from_json(' ~ dbt_analyze._quote_literal(tojson(rows)) ~ ', '
+            ~ dbt_analyze._quote_literal('array<struct<' ~ fields | join(', ') ~ '>>')
             ~ ', ' ~ dbt_analyze._json_options_sql('FAILFAST') ~ '))') }}
 {% endmacro %}
 
@@ -74,8 +79,10 @@
     and row count), every sketch one that the merge can read. An edited or damaged document is
     refused at import, not by every later merge of the table. -#}
 {% macro _document_rows_check_sql(kind, rows) %}
-  {%- set required = ['table_schema', 'table_name', 'partition_spec'] + (['column_name', 'row_count'] if kind == 'partition_states' else []) -%}
-  {%- set checks = ["count(assert_true(" ~ required | join(' is not null and ') ~ " is not null, 'a row without its " ~ required | join(', ') ~ "'))"] -%}
+  {%- set required = ['table_schema', 'table_name', 'partition_spec']
+                     + (['column_name', 'row_count'] if kind == 'partition_states' else []) -%}
+  {%- set checks = ["count(assert_true(" ~ required | join(' is not null and ') ~ " is not null, 'a row without its "
+                    ~ required | join(', ') ~ "'))"] -%}
   {%- if kind == 'partition_states' -%}
     {%- do checks.extend(['sum(hll_sketch_estimate(ndv_sketch))', 'sum(kll_sketch_get_n_double(quantile_sketch))']) -%}
     {#- A top-k sketch is read as the merge reads it: as the column's type, unless it holds text (_top_values_sql). -#}
@@ -83,10 +90,13 @@
     {%- for data_type in rows | map(attribute='data_type') | select | unique
         if dbt_analyze._type_category(data_type) in dbt_analyze._native_top_k_categories() -%}
       {%- do native.append(dbt_analyze._quote_literal(data_type)) -%}
-      {%- do checks.append('count(if(data_type = ' ~ native[-1] ~ ' and not ' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ', approx_top_k_estimate(cast(top_values_sketch as '
+      {%- do checks.append('count(if(data_type = ' ~ native[-1] ~ ' and not '
+                           ~ dbt_analyze._text_items_sql('top_values_sketch')
+                           ~ ', approx_top_k_estimate(cast(top_values_sketch as '
                            ~ dbt_analyze._top_values_sketch_type(data_type) ~ ')), null))') -%}
     {%- endfor -%}
-    {%- set as_stored = ('(' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' or data_type not in (' ~ native | join(', ') ~ '))') if native else 'true' -%}
+    {%- set as_stored = ('(' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' or data_type not in ('
+                         ~ native | join(', ') ~ '))') if native else 'true' -%}
     {%- do checks.append('count(if(' ~ as_stored ~ ', approx_top_k_estimate(top_values_sketch), null))') -%}
   {%- endif -%}
   {{ return('select ' ~ checks | join(', ') ~ ' from (' ~ dbt_analyze._document_rows_sql(kind, rows) ~ ')') }}

@@ -176,7 +176,9 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
 
         def run(sql: str, own_settings: dict[str, Any]) -> list[tuple]:
             logger.debug(f"dbt_analyze: running{at_once}:\n{sql}")
-            return [tuple(row) for row in (_session_with(spark, own_settings) if own_settings else spark).sql(sql).collect()]
+            return [
+                tuple(row) for row in (_session_with(spark, own_settings) if own_settings else spark).sql(sql).collect()
+            ]
 
         with ThreadPoolExecutor(max_workers=len(statements) or 1, thread_name_prefix="dbt_analyze") as pool:
             results = list(pool.map(lambda sql, own: outcome(lambda text: run(text, own), sql), statements, settings))
@@ -233,7 +235,11 @@ def spark_error_line(error: BaseException) -> str:
     """
     text = str(error)
     found = _SPARK_ERROR.search(text)
-    return found.group(0).strip() if found else next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
+    return (
+        found.group(0).strip()
+        if found
+        else next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
+    )
 
 
 def dbt_analyze_query_error(adapter: Any, sql: str) -> str:
@@ -358,10 +364,22 @@ def dbt_analyze_is_session(adapter: Any) -> bool:
     return is_session(adapter)
 
 
-METHODS = (dbt_analyze_publish_statistics, dbt_analyze_write_text, dbt_analyze_read_text, dbt_analyze_estimate_statistics,
-           dbt_analyze_run_concurrently, dbt_analyze_query_rows, dbt_analyze_statements, dbt_analyze_one_at_a_time,
-           dbt_analyze_first_time, dbt_analyze_once, dbt_analyze_may_hold_old_files, dbt_analyze_query_error,
-           dbt_analyze_is_session, dbt_analyze_table_exists)
+METHODS = (
+    dbt_analyze_publish_statistics,
+    dbt_analyze_write_text,
+    dbt_analyze_read_text,
+    dbt_analyze_estimate_statistics,
+    dbt_analyze_run_concurrently,
+    dbt_analyze_query_rows,
+    dbt_analyze_statements,
+    dbt_analyze_one_at_a_time,
+    dbt_analyze_first_time,
+    dbt_analyze_once,
+    dbt_analyze_may_hold_old_files,
+    dbt_analyze_query_error,
+    dbt_analyze_is_session,
+    dbt_analyze_table_exists,
+)
 
 
 def register() -> bool:

@@ -149,7 +149,9 @@ def from_number(number: float, data_type: Optional[str]) -> Any:
         scale = re.search(r",\s*(\d+)", data_type or "")
         with localcontext() as context:
             context.prec = 80  # decimal(38, 38) needs more digits than the default 28
-            return Decimal(number).quantize(Decimal(1).scaleb(-int(scale.group(1)) if scale else 0), rounding=ROUND_FLOOR)
+            return Decimal(number).quantize(
+                Decimal(1).scaleb(-int(scale.group(1)) if scale else 0), rounding=ROUND_FLOOR
+            )
     return number
 
 
@@ -182,7 +184,9 @@ class ColumnStats:
         nulls = row.get("null_count")
         return cls(
             data_type=data_type,
-            null_fraction=(nulls / row_count if row_count else 0.0) if nulls is not None and row_count is not None else None,
+            null_fraction=(nulls / row_count if row_count else 0.0)
+            if nulls is not None and row_count is not None
+            else None,
             distinct_count=row.get("distinct_count"),
             min=parse_value(row.get("min_value"), data_type),
             max=parse_value(row.get("max_value"), data_type),

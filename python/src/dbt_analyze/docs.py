@@ -120,8 +120,15 @@ def history_pictures(history: List[Dict[str, Any]]) -> List[str]:
         rows = [(tables[run], by_column[name].get(run)) for run in runs if run in by_column[name]]
         if len(rows) < 3:
             continue
-        fractions = [(table.get("collected_at"), column["null_count"] / table["row_count"] if table.get("row_count") and column.get("null_count") is not None else None)
-                     for table, column in rows]
+        fractions = [
+            (
+                table.get("collected_at"),
+                column["null_count"] / table["row_count"]
+                if table.get("row_count") and column.get("null_count") is not None
+                else None,
+            )
+            for table, column in rows
+        ]
         distinct = [(table.get("collected_at"), column.get("distinct_count")) for table, column in rows]
         lines += [image(history_svg(fractions, f"{name}: null fraction"), f"null fraction history of {name}"), "",
                   image(history_svg(distinct, f"{name}: distinct values"), f"distinct count history of {name}"), ""]
@@ -132,32 +139,54 @@ def image(svg: str, alt: str) -> str:
     return f"![{escape(alt)}](data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()})"
 
 
-def model_section(table: Dict[str, Any], columns: List[Dict[str, Any]], histograms: Dict[str, List[Dict[str, Any]]],
-                  top_values: Dict[str, List[Dict[str, Any]]], staleness: Optional[Dict[str, Any]], run: Optional[Dict[str, Any]],
-                  history: Optional[List[Dict[str, Any]]] = None) -> str:
+def model_section(
+    table: Dict[str, Any],
+    columns: List[Dict[str, Any]],
+    histograms: Dict[str, List[Dict[str, Any]]],
+    top_values: Dict[str, List[Dict[str, Any]]],
+    staleness: Optional[Dict[str, Any]],
+    run: Optional[Dict[str, Any]],
+    history: Optional[List[Dict[str, Any]]] = None,
+) -> str:
     """The markdown section of one table's page."""
     rows = table.get("row_count")
     facts = [f"**Rows** {number(rows) if rows is not None else 'unknown (not every partition analyzed)'}",
              f"**Size** {human_bytes(table.get('size_bytes'))}", f"**Files** {number(table.get('file_count'))}"]
     if table.get("partition_count") is not None:
-        facts.append(f"**Partitions** {number(table.get('partitions_analyzed'))} of {number(table['partition_count'])} analyzed")
+        facts.append(
+            f"**Partitions** {number(table.get('partitions_analyzed'))} of {number(table['partition_count'])} analyzed"
+        )
     facts.append(f"**Last analyzed** {escape(str(table.get('collected_at', ''))[:19])} UTC")
     facts.append(f"**Data since** {escape(staleness['status']) if staleness else 'not checked (run analyze_stale)'}")
     if run:
         scanned = run.get("rows_scanned") or 0
-        facts.append(f"**Last run** {escape(run.get('status'))}, {number(scanned)} row{'' if scanned == 1 else 's'} scanned")
+        facts.append(
+            f"**Last run** {escape(run.get('status'))}, {number(scanned)} row{'' if scanned == 1 else 's'} scanned"
+        )
     lines = [SECTION, "", " · ".join(facts), ""] + history_pictures(history or [])
     if columns:
         # true/false only where the table has a boolean column: a page narrow enough for dbt docs' panel
         booleans = any(column.get("true_count") is not None for column in columns)
-        header = ["column", "type", "null %", "distinct", "min", "max", "avg len", "max len"] + (["true", "false"] if booleans else [])
-        lines += ["| " + " | ".join(header) + " |", "|---|---|---:|---:|---|---|---:|---:|" + ("---:|---:|" if booleans else "")]
+        header = ["column", "type", "null %", "distinct", "min", "max", "avg len", "max len"] + (
+            ["true", "false"] if booleans else []
+        )
+        lines += [
+            "| " + " | ".join(header) + " |",
+            "|---|---|---:|---:|---|---|---:|---:|" + ("---:|---:|" if booleans else ""),
+        ]
         for column in sorted(columns, key=lambda c: c["column_name"]):
             nulls = column.get("null_count")
             share = f"{100.0 * nulls / rows:.1f}" if rows and nulls is not None else ""
-            cells = [escape(column["column_name"]), escape(column.get("data_type")), share, number(column.get("distinct_count")),
-                     escape(shown_value(column.get("min_value"), column.get("data_type"))), escape(shown_value(column.get("max_value"), column.get("data_type"))),
-                     number(column.get("avg_len")), number(column.get("max_len"))]
+            cells = [
+                escape(column["column_name"]),
+                escape(column.get("data_type")),
+                share,
+                number(column.get("distinct_count")),
+                escape(shown_value(column.get("min_value"), column.get("data_type"))),
+                escape(shown_value(column.get("max_value"), column.get("data_type"))),
+                number(column.get("avg_len")),
+                number(column.get("max_len")),
+            ]
             cells += [number(column.get("true_count")), number(column.get("false_count"))] if booleans else []
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
@@ -166,9 +195,15 @@ def model_section(table: Dict[str, Any], columns: List[Dict[str, Any]], histogra
         lines += [f"#### {escape(name)}", ""]
         if name in moments:
             stddev = moments[name].get("stddev")
-            lines += [f"Mean {significant(moments[name]['mean'])}" + (f" · standard deviation {significant(stddev)}" if stddev is not None else ""), ""]
+            lines += [
+                f"Mean {significant(moments[name]['mean'])}"
+                + (f" · standard deviation {significant(stddev)}" if stddev is not None else ""),
+                "",
+            ]
         if histograms.get(name):
-            bins = [(b.get("lower_bound"), b.get("upper_bound"), float(b.get("row_count") or 0)) for b in histograms[name]]
+            bins = [
+                (b.get("lower_bound"), b.get("upper_bound"), float(b.get("row_count") or 0)) for b in histograms[name]
+            ]
             lines += [image(histogram_svg(bins, title=name), f"histogram of {name}"), ""]
         if top_values.get(name):
             shown = [f"{escape(v.get('value'))} ({number(v.get('frequency'))})" for v in top_values[name][:10]]
@@ -184,17 +219,36 @@ def estimated_section(estimates: List[Dict[str, Any]]) -> str:
     '| h | string | accurate | 10 | 10.0 | 4 |  |  |  |  | s.t.c |'
     """
     when = str((estimates[0] if estimates else {}).get("estimated_at") or "")[:19]
-    lines = [ESTIMATED_SECTION, "",
-             f"Estimated from the inputs' statistics by estimate_statistics ({escape(when)} UTC), not measured; blank: not estimated.", "",
-             "| column | type | accuracy | rows | null % | distinct | min | max | avg len | max len | derived from |",
-             "|---|---|---|---:|---:|---:|---|---|---:|---:|---|"]
+    lines = [
+        ESTIMATED_SECTION,
+        "",
+        f"Estimated from the inputs' statistics by estimate_statistics ({escape(when)} UTC), not measured; blank: not estimated.",
+        "",
+        "| column | type | accuracy | rows | null % | distinct | min | max | avg len | max len | derived from |",
+        "|---|---|---|---:|---:|---:|---|---|---:|---:|---|",
+    ]
     for column in estimates:
         rows, nulls = column.get("row_count"), column.get("null_count")
         share = f"{100.0 * nulls / rows:.1f}" if rows and nulls is not None else ""
-        lines.append("| " + " | ".join([
-            escape(column["column_name"]), escape(column.get("data_type")), escape(column.get("accuracy")), number(rows), share,
-            number(column.get("distinct_count")), escape(column.get("min_value")), escape(column.get("max_value")),
-            number(column.get("avg_len")), number(column.get("max_len")), escape(column.get("derived_from"), limit=None)]) + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    escape(column["column_name"]),
+                    escape(column.get("data_type")),
+                    escape(column.get("accuracy")),
+                    number(rows),
+                    share,
+                    number(column.get("distinct_count")),
+                    escape(column.get("min_value")),
+                    escape(column.get("max_value")),
+                    number(column.get("avg_len")),
+                    number(column.get("max_len")),
+                    escape(column.get("derived_from"), limit=None),
+                ]
+            )
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -246,7 +300,11 @@ def relation_key(node: Dict[str, Any]) -> Key:
 def annotate(manifest: Dict[str, Any], catalog: Dict[str, Any], statistics: Dict[str, Any]) -> List[str]:
     """Add the statistics to a manifest and catalog (in place); returns the nodes annotated."""
     tables = {key: rows[0] for key, rows in by_table(statistics.get("tables", [])).items()}
-    columns, staleness, runs = by_table(statistics.get("columns", [])), by_table(statistics.get("staleness", [])), by_table(statistics.get("runs", []))
+    columns, staleness, runs = (
+        by_table(statistics.get("columns", [])),
+        by_table(statistics.get("staleness", [])),
+        by_table(statistics.get("runs", [])),
+    )
     estimates, history = by_table(statistics.get("estimates", [])), by_table(statistics.get("history", []))
     histograms: Dict[Key, Dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for row in statistics.get("histograms", []):
@@ -279,13 +337,22 @@ def annotate(manifest: Dict[str, Any], catalog: Dict[str, Any], statistics: Dict
             name = documented.get(column["column_name"].lower())
             if name is None:
                 node.setdefault("columns", {})[column["column_name"]] = {
-                    "name": column["column_name"], "description": line, "meta": {}, "data_type": column.get("data_type"),
-                    "constraints": [], "quote": None, "tags": []}
+                    "name": column["column_name"],
+                    "description": line,
+                    "meta": {},
+                    "data_type": column.get("data_type"),
+                    "constraints": [],
+                    "quote": None,
+                    "tags": [],
+                }
             else:
                 node["columns"][name]["description"] = appended(node["columns"][name].get("description"), line)
         catalog_node = catalog.get("sources" if node["resource_type"] == "source" else "nodes", {}).get(unique_id)
         if catalog_node is not None:
-            catalog_node["stats"] = {**catalog_node.get("stats", {}), **catalog_stats(table, (staleness.get(key) or [None])[0])}
+            catalog_node["stats"] = {
+                **catalog_node.get("stats", {}),
+                **catalog_stats(table, (staleness.get(key) or [None])[0]),
+            }
         annotated.append(unique_id)
     add_overview(manifest, tables, staleness, runs)
     return annotated
@@ -294,20 +361,40 @@ def annotate(manifest: Dict[str, Any], catalog: Dict[str, Any], statistics: Dict
 def catalog_stats(table: Dict[str, Any], staleness: Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
     """Entries of a catalog node's stats (dbt docs shows those with include: true under Details)."""
     def stat(key: str, label: str, value: Any, description: str) -> Tuple[str, Dict[str, Any]]:
-        return key, {"id": key, "label": label, "value": value, "include": value is not None, "description": description}
+        return key, {
+            "id": key,
+            "label": label,
+            "value": value,
+            "include": value is not None,
+            "description": description,
+        }
 
-    return dict([
-        stat("rows", "Rows", table.get("row_count"), "Row count from dbt_analyze's statistics"),
-        stat("bytes", "Approximate size", table.get("size_bytes"), "Size of the table's files"),
-        stat("dbt_analyze_files", "Files", table.get("file_count"), "Data files"),
-        stat("dbt_analyze_partitions", "Partitions", table.get("partition_count"), "Partitions of the table"),
-        stat("dbt_analyze_collected_at", "Last analyzed", table.get("collected_at"), "When dbt_analyze collected the statistics (UTC)"),
-        stat("dbt_analyze_freshness", "Data since analyzed", staleness["status"] if staleness else None, "fresh or stale, at the last analyze_stale"),
-        stat("has_stats", "Has Stats?", True, "Indicates whether there are statistics for this table"),
-    ])
+    return dict(
+        [
+            stat("rows", "Rows", table.get("row_count"), "Row count from dbt_analyze's statistics"),
+            stat("bytes", "Approximate size", table.get("size_bytes"), "Size of the table's files"),
+            stat("dbt_analyze_files", "Files", table.get("file_count"), "Data files"),
+            stat("dbt_analyze_partitions", "Partitions", table.get("partition_count"), "Partitions of the table"),
+            stat(
+                "dbt_analyze_collected_at",
+                "Last analyzed",
+                table.get("collected_at"),
+                "When dbt_analyze collected the statistics (UTC)",
+            ),
+            stat(
+                "dbt_analyze_freshness",
+                "Data since analyzed",
+                staleness["status"] if staleness else None,
+                "fresh or stale, at the last analyze_stale",
+            ),
+            stat("has_stats", "Has Stats?", True, "Indicates whether there are statistics for this table"),
+        ]
+    )
 
 
-def add_overview(manifest: Dict[str, Any], tables: Dict[Key, Dict[str, Any]], staleness: Dict[Key, list], runs: Dict[Key, list]) -> None:
+def add_overview(
+    manifest: Dict[str, Any], tables: Dict[Key, Dict[str, Any]], staleness: Dict[Key, list], runs: Dict[Key, list]
+) -> None:
     """The overview page: the project's own text, then every analyzed table."""
     project = manifest.get("metadata", {}).get("project_name") or "dbt"
     docs = manifest.setdefault("docs", {})
@@ -317,15 +404,34 @@ def add_overview(manifest: Dict[str, Any], tables: Dict[Key, Dict[str, Any]], st
              "|---|---:|---:|---:|---|---|---|---:|---:|"]
     for key in sorted(tables):
         table, check, run = tables[key], (staleness.get(key) or [None])[0], (runs.get(key) or [{}])[0]
-        lines.append("| " + " | ".join([
-            escape(f"{key[0]}.{key[1]}"), number(table.get("row_count")), human_bytes(table.get("size_bytes")),
-            number(table.get("partition_count")), escape(table.get("collected_at")), escape(check["status"]) if check else "not checked",
-            escape(run.get("status")), number(run.get("rows_scanned")), number(run.get("scan_ms"))]) + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    escape(f"{key[0]}.{key[1]}"),
+                    number(table.get("row_count")),
+                    human_bytes(table.get("size_bytes")),
+                    number(table.get("partition_count")),
+                    escape(table.get("collected_at")),
+                    escape(check["status"]) if check else "not checked",
+                    escape(run.get("status")),
+                    number(run.get("rows_scanned")),
+                    number(run.get("scan_ms")),
+                ]
+            )
+            + " |"
+        )
     contents = own.get("block_contents", "")
     docs[f"doc.{project}.__overview__"] = {
-        **own, "name": "__overview__", "resource_type": "doc", "package_name": project, "unique_id": f"doc.{project}.__overview__",
-        "path": own.get("path", "overview.md"), "original_file_path": own.get("original_file_path", "overview.md"),
-        "block_contents": (contents.split("\n\n## Statistics (dbt_analyze)")[0] + "\n\n" + "\n".join(lines)).strip()}
+        **own,
+        "name": "__overview__",
+        "resource_type": "doc",
+        "package_name": project,
+        "unique_id": f"doc.{project}.__overview__",
+        "path": own.get("path", "overview.md"),
+        "original_file_path": own.get("original_file_path", "overview.md"),
+        "block_contents": (contents.split("\n\n## Statistics (dbt_analyze)")[0] + "\n\n" + "\n".join(lines)).strip(),
+    }
 
 
 def generate(dbt_args: List[str]) -> int:
@@ -344,7 +450,9 @@ def generate(dbt_args: List[str]) -> int:
     statistics_path = (target / "dbt_analyze_statistics.json").resolve()
 
     runner = dbtRunner()
-    dumped = runner.invoke(["run-operation", "docs_statistics", "--args", json.dumps({"path": str(statistics_path)}), *dbt_args])
+    dumped = runner.invoke(
+        ["run-operation", "docs_statistics", "--args", json.dumps({"path": str(statistics_path)}), *dbt_args]
+    )
     if not dumped.success:
         print("dbt-analyze: reading the statistics failed", file=sys.stderr)
         return 1

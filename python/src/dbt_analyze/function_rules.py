@@ -55,7 +55,9 @@ class FunctionRules:
         """The built-in rules, then each extra rule set (a mapping, or a YAML file) over them."""
         functions = dict(_read(BUILT_IN_RULES))
         for more in extra:
-            functions.update(_read(more) if isinstance(more, (str, Path)) else (more or {}).get("functions", more or {}))
+            functions.update(
+                _read(more) if isinstance(more, (str, Path)) else (more or {}).get("functions", more or {})
+            )
         return cls(functions, min_accuracy)
 
     def add(self, name: str, rule: dict) -> None:

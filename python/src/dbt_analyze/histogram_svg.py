@@ -81,8 +81,14 @@ def histogram_svg(bins: Sequence[Bin], title: str = "") -> str:
     if bins:
         middle = bins[len(bins) // 2][0]
         axis_y = HEIGHT - MARGIN_BOTTOM + 14
-        for anchor, x, text in (("start", MARGIN_LEFT, bins[0][0]), ("middle", WIDTH / 2, middle), ("end", WIDTH - MARGIN_RIGHT, bins[-1][1])):
-            labels.append(f'<text x="{x}" y="{axis_y}" text-anchor="{anchor}" font-size="11">{html.escape(str(text))}</text>')
+        for anchor, x, text in (
+            ("start", MARGIN_LEFT, bins[0][0]),
+            ("middle", WIDTH / 2, middle),
+            ("end", WIDTH - MARGIN_RIGHT, bins[-1][1]),
+        ):
+            labels.append(
+                f'<text x="{x}" y="{axis_y}" text-anchor="{anchor}" font-size="11">{html.escape(str(text))}</text>'
+            )
     caption = f"{title}: {len(bins)} bins of about equal rows" if title else f"{len(bins)} bins"
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
@@ -90,5 +96,7 @@ def histogram_svg(bins: Sequence[Bin], title: str = "") -> str:
         f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>'
         f'<text x="{MARGIN_LEFT}" y="14" font-size="12">{html.escape(caption)}</text>'
         f'<line x1="{MARGIN_LEFT}" y1="{HEIGHT - MARGIN_BOTTOM}" x2="{WIDTH - MARGIN_RIGHT}" y2="{HEIGHT - MARGIN_BOTTOM}" stroke="#555"/>'
-        + "".join(shapes) + "".join(labels) + "</svg>"
+        + "".join(shapes)
+        + "".join(labels)
+        + "</svg>"
     )

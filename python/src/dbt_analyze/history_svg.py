@@ -46,8 +46,13 @@ def positions(values: Sequence[float]) -> List[Tuple[float, float]]:
     low, high = min(values), max(values)
     plot_width, plot_height = WIDTH - MARGIN_LEFT - MARGIN_RIGHT, HEIGHT - MARGIN_TOP - MARGIN_BOTTOM
     step = plot_width / max(len(values) - 1, 1)
-    return [(MARGIN_LEFT + i * step, MARGIN_TOP + (plot_height / 2 if high == low else (high - value) / (high - low) * plot_height))
-            for i, value in enumerate(values)]
+    return [
+        (
+            MARGIN_LEFT + i * step,
+            MARGIN_TOP + (plot_height / 2 if high == low else (high - value) / (high - low) * plot_height),
+        )
+        for i, value in enumerate(values)
+    ]
 
 
 def history_svg(points: Sequence[Point], title: str) -> str:
@@ -59,15 +64,22 @@ def history_svg(points: Sequence[Point], title: str) -> str:
     labels = []
     if known:
         values = [value for _, value in known]
-        labels += [f'<text x="{MARGIN_LEFT - 4}" y="{MARGIN_TOP + 4}" text-anchor="end" font-size="10">{significant(max(values))}</text>',
-                   f'<text x="{MARGIN_LEFT - 4}" y="{HEIGHT - MARGIN_BOTTOM}" text-anchor="end" font-size="10">{significant(min(values))}</text>']
+        labels += [
+            f'<text x="{MARGIN_LEFT - 4}" y="{MARGIN_TOP + 4}" text-anchor="end" font-size="10">{significant(max(values))}</text>',
+            f'<text x="{MARGIN_LEFT - 4}" y="{HEIGHT - MARGIN_BOTTOM}" text-anchor="end" font-size="10">{significant(min(values))}</text>',
+        ]
         for anchor, x, when in (("start", MARGIN_LEFT, known[0][0]), ("end", WIDTH - MARGIN_RIGHT, known[-1][0])):
-            labels.append(f'<text x="{x}" y="{HEIGHT - 6}" text-anchor="{anchor}" font-size="10">{html.escape(str(when)[:10])}</text>')
+            labels.append(
+                f'<text x="{x}" y="{HEIGHT - 6}" text-anchor="{anchor}" font-size="10">{html.escape(str(when)[:10])}</text>'
+            )
     caption = f"{title} over the last {len(known)} runs"
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'font-family="sans-serif" role="img" aria-label="{html.escape(caption)}">'
         f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>'
         f'<text x="{MARGIN_LEFT}" y="14" font-size="12">{html.escape(caption)}</text>'
-        f'<polyline points="{line}" fill="none" stroke="#4f7cac" stroke-width="1.5"/>' + dots + "".join(labels) + "</svg>"
+        f'<polyline points="{line}" fill="none" stroke="#4f7cac" stroke-width="1.5"/>'
+        + dots
+        + "".join(labels)
+        + "</svg>"
     )

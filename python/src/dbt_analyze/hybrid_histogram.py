@@ -10,21 +10,21 @@ bin is no longer inflated by a heavy neighbour, which is what equality estimates
 >>> common
 [(1.0, 80)]
 >>> [(round(low, 2), round(high, 2), rows) for low, high, rows, _ in hybrid_histogram(bins, common, 2)]
-[(0.0, 7.0, 60.0), (7.0, 10.0, 60.0)]
+[(0.0, 7.4, 60.0), (7.4, 10.0, 60.0)]
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Sequence
+from typing import Optional, Sequence
 
 Bin = tuple[float, float, float, float]  # lower, upper, rows, distinct values
 
 
 def most_common_values(top_values: Sequence[tuple[float, float]], non_null_rows: float, distinct_count: float,
-                       limit: int, num_bins: int = 254) -> list[tuple[float, float]]:
+                       limit: Optional[int], num_bins: int = 254) -> list[tuple[float, float]]:
     """PostgreSQL's choice: values at least 1.25 times as common as an average value (or holding a
-    bin's share of the rows), seen more than once, up to ``limit``; most common first."""
+    bin's share of the rows), seen more than once, up to ``limit`` (None: all); most common first."""
     if not non_null_rows or not distinct_count:
         return []
     threshold = min(1.25 * non_null_rows / distinct_count, non_null_rows / num_bins)
@@ -71,30 +71,48 @@ def hybrid_histogram(bins: Sequence[Bin], common: Sequence[tuple[float, float]],
     return result
 
 
-def rest_distribution(bins: Sequence[Bin], common: Sequence[tuple[float, float]]) -> tuple[list[float], list[float], list[float]]:
+def rest_distribution(
+    bins: Sequence[Bin], common: Sequence[tuple[float, float]]
+) -> tuple[list[float], list[float], list[float]]:
     """Where the rows that are not common values lie: the histogram's bounds, the rest's rows
     cumulated up to each bound, and each bin's distinct values less its common ones.
 
-    Each bin's rest is its rows times the share of its distinct values that are not common (a
-    bin's rows are nominal, rows/bins, so a heavy value's rows cannot be subtracted where they
-    fall), scaled to the rest's total.
+    A common value's rows come out of the bins where they fall: first the bins of that value alone
+    (lower = upper), then what is left from the bins that hold it, then from those it starts, each
+    keeping a row per other distinct value. The rest is then scaled to its total (a bin's rows are nominal,
+    rows/bins). So a rare value in a bin with a heavy one does not get the heavy one's rows.
 
     >>> rest_distribution([(0.0, 2.0, 50, 2), (2.0, 2.0, 50, 1), (2.0, 10.0, 50, 8)], [(2.0, 75)])
     ([0.0, 2.0, 2.0, 10.0], [0.0, 25.0, 25.0, 75.0], [1, 0, 8])
+    >>> rest_distribution([(0.0, 10.0, 100, 10), (10.0, 20.0, 100, 10)], [(5.0, 80)])[1]  # 5's rows out of its bin
+    [0.0, 20.0, 120.0]
     """
     common_values = sorted(value for value, _ in common)
     remaining = sum(bin_[2] for bin_ in bins) - sum(rows for _, rows in common)
-    rest_distinct, shares = [], []
-    for index, (lower, upper, rows, distinct) in enumerate(bins):
+    rest_distinct, rows = [], [float(bin_[2]) for bin_ in bins]
+    for index, (lower, upper, _, distinct) in enumerate(bins):
         inside = sum(1 for value in common_values
                      if (value == lower if lower == upper else lower < value <= upper) or (index == 0 and value == lower < upper))
         rest_distinct.append(max((distinct or 0) - inside, 0))
-        shares.append(rows * rest_distinct[-1] / distinct if distinct else 0.0)
-    scale = remaining / sum(shares) if sum(shares) > 0 else 0.0
+    for value, count in common:
+        # the bins of the value alone, then those it lies in ((lower, upper]: the first bin's lower
+        # too), then those it starts
+        alone = [i for i, (lower, upper, _, _) in enumerate(bins) if lower == upper == value]
+        within = [i for i, (lower, upper, _, _) in enumerate(bins)
+                  if lower < upper and (lower < value <= upper or (i == 0 and value == lower))]
+        starting = [i for i, (lower, upper, _, _) in enumerate(bins) if lower < upper and value == lower and i > 0]
+        for group, keep in ((alone, False), (within, True), (starting, True)):
+            room = {i: max(rows[i] - (rest_distinct[i] if keep else 0), 0.0) for i in group}
+            available = sum(room.values())
+            taken = min(count, available)
+            for i in group:
+                rows[i] -= taken * room[i] / available if available else 0.0
+            count -= taken
+    scale = remaining / sum(rows) if sum(rows) > 0 and remaining > 0 else 0.0
     points, rest = [bins[0][0]], [0.0]
-    for (_, upper, _, _), share in zip(bins, shares):
+    for (_, upper, _, _), left in zip(bins, rows):
         points.append(upper)
-        rest.append(rest[-1] + share * scale)
+        rest.append(rest[-1] + left * scale)
     return points, rest, rest_distinct
 
 
@@ -116,7 +134,7 @@ def rest_rows_up_to(points: list[float], rest: list[float], x: float, inclusive:
 
 
 def hybrid_rows(tables: list[dict], columns: list[dict], histograms: list[dict], top_values: list[dict],
-                limit: int = 20) -> list[tuple]:
+                limit: Optional[int] = None) -> list[tuple]:
     """Rows of column_histograms_hybrid from the current table-level statistics rows (dicts of
     table_statistics, column_statistics, column_histograms in bin order, column_top_values)."""
     from collections import defaultdict
@@ -141,21 +159,23 @@ def hybrid_rows(tables: list[dict], columns: list[dict], histograms: list[dict],
             continue
         data_type = column["data_type"]
         number = lambda text: as_number(parse_value(text, data_type))  # noqa: E731
-        bins = [(number(b["lower_bound"]), number(b["upper_bound"]), float(b["row_count"]), float(b["distinct_count"] or 0))
-                for b in found]
+        text = lambda value: format_value(from_number(value, data_type))  # noqa: E731
+        bins = [(number(b["lower_bound"]), number(b["upper_bound"]), float(b["row_count"]),
+                 float(b["distinct_count"] or 0)) for b in found]
         if any(b[0] is None or b[1] is None for b in bins):
             continue
-        common = most_common_values([(number(t["value"]), float(t["frequency"])) for t in tops.get(key(column), [])
-                                     if number(t["value"]) is not None],
-                                    table_rows - (column["null_count"] or 0), column["distinct_count"] or 0, limit, len(bins))
+        candidates = [(number(t["value"]), float(t["frequency"])) for t in tops.get(key(column), [])
+                      if number(t["value"]) is not None]
+        common = most_common_values(candidates, table_rows - (column["null_count"] or 0), column["distinct_count"] or 0,
+                                    limit, len(bins))
         prefix = (column["table_schema"], column["table_name"], "", column["column_name"])
         try:
-            found_rows = [prefix + ("mcv", rank, format_value(from_number(value, data_type)), format_value(from_number(value, data_type)),
-                                    rows, 1) for rank, (value, rows) in enumerate(common, start=1)]
-            found_rows += [prefix + ("bin", index, format_value(from_number(low, data_type)), format_value(from_number(high, data_type)),
-                                     rows, int(distinct))
-                           for index, (low, high, rows, distinct) in enumerate(hybrid_histogram(bins, common, len(bins)), start=1)]
+            found_rows = [prefix + ("mcv", rank, text(value), text(value), rows, 1)
+                          for rank, (value, rows) in enumerate(common, start=1)]
+            cut = hybrid_histogram(bins, common, len(bins))
+            found_rows += [prefix + ("bin", index, text(low), text(high), rows, int(distinct))
+                           for index, (low, high, rows, distinct) in enumerate(cut, start=1)]
         except (ValueError, OverflowError, ArithmeticError):
-            continue  # bounds beyond what Python's dates or decimals hold (year 1 or 9999 edges): no hybrid for that column
+            continue  # bounds beyond Python's dates or decimals (year 1 or 9999 edges): no hybrid for that column
         out.extend(found_rows)
     return out

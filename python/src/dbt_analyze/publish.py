@@ -66,7 +66,9 @@ def publish_statistics(spark: Any, payload: Dict[str, Any]) -> None:
             distinct_counts = cbo_bin_distinct_counts([ndv for _, _, ndv in bins])
             for i, ((lower, upper, _), ndv) in enumerate(zip(bins, distinct_counts)):
                 array[i] = logical.HistogramBin(float(lower), float(upper), ndv)
-            histogram = logical.HistogramSerializer.serialize(logical.Histogram(float(column["histogram"]["height"]), array))
+            histogram = logical.HistogramSerializer.serialize(
+                logical.Histogram(float(column["histogram"]["height"]), array)
+            )
         properties = column_stat_map(column, histogram)
         stat = catalyst.catalog.CatalogColumnStat.fromMap(payload["table"], column["name"], to_scala(properties))
         if stat.isDefined():
@@ -90,7 +92,9 @@ def _catalog_statistics(jvm: Any, payload: Dict[str, Any], column_stats: Any) ->
     """``CatalogStatistics(sizeInBytes: BigInt, rowCount: Option[BigInt], colStats)``, built by
     reflection from an argument array assembled on the JVM side (see ``_big_option``)."""
     size = _big_option(jvm, payload.get("size_bytes") or 0)
-    row_count = _big_option(jvm, payload["row_count"]) if payload.get("row_count") is not None else jvm.scala.Option.empty()
+    row_count = (
+        _big_option(jvm, payload["row_count"]) if payload.get("row_count") is not None else jvm.scala.Option.empty()
+    )
     any_ref = getattr(getattr(jvm.scala.reflect, "ClassTag$"), "MODULE$").AnyRef()
     arguments = size.toList().appended(row_count).appended(column_stats).toArray(any_ref)
     cls = jvm.java.lang.Class.forName("org.apache.spark.sql.catalyst.catalog.CatalogStatistics")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from dbt_analyze.column_stats import ColumnStats, as_number, collation, collation_key, parse_value
+from dbt_analyze.column_stats import ColumnStats, as_number, collation, collation_key, lowest_accuracy, parse_value
 from dbt_analyze.hybrid_histogram import rest_distribution, rest_rows_up_to
 
 
@@ -30,7 +30,9 @@ def equality_share(stats: ColumnStats, value: Any) -> Optional[tuple[float, str]
         except TypeError:
             return None
     number = as_number(value)
-    share = histogram_equality_share(stats.histogram, number) if stats.histogram and number is not None else None
+    top = [(as_number(parse_value(item["value"], stats.data_type)), item["share"]) for item in stats.top_values or []]
+    top = [item for item in top if item[0] is not None]
+    share = histogram_equality_share(stats.histogram, number, top) if stats.histogram and number is not None else None
     if share is not None:
         return share, "high"
     if stats.distinct_count:
@@ -39,6 +41,7 @@ def equality_share(stats: ColumnStats, value: Any) -> Optional[tuple[float, str]
         rest = max((stats.distinct_count or 0) - len(top), 1)
         return max(1 - covered, 0) / rest, "medium"
     return None
+
 
 def range_share(column, stats: ColumnStats, low: Any, high: Any, include_low: bool, include_high: bool):
     """The share of rows within [low, high] from the histogram (interpolated within a bin), else
@@ -50,7 +53,9 @@ def range_share(column, stats: ColumnStats, low: Any, high: Any, include_low: bo
     narrowed_min = stats.min if low is None or (stats.min is not None and stats.min > low) else low
     narrowed_max = stats.max if high is None or (stats.max is not None and stats.max < high) else high
     if stats.histogram:
-        top = [(as_number(parse_value(item["value"], stats.data_type)), item["share"]) for item in stats.top_values or []]
+        top = [
+            (as_number(parse_value(item["value"], stats.data_type)), item["share"]) for item in stats.top_values or []
+        ]
         share = histogram_range_share(stats.histogram, [item for item in top if item[0] is not None],
                                       lo, hi, include_low, include_high)
         distinct, level = 0.0, "high"
@@ -83,24 +88,38 @@ def bins_around(bins: list, first: int, last: int) -> list:
     return bins[max(first - reach, 0):last + reach + 1]
 
 
-def histogram_equality_share(histogram: list[dict], number: float) -> Optional[float]:
-    """The share of a histogram's rows equal to ``number``: the rows over the distinct values of
-    the bins that hold it and of the bins within ``EQUALITY_WINDOW`` (1% of the rows) on either
-    side, whose mean evens out the errors of single bins' distinct counts and bounds. None when
-    no bin holds the value.
+def histogram_equality_share(histogram: list[dict], number: float,
+                             top_values: Optional[list[tuple[float, float]]] = None) -> Optional[float]:
+    """The share of a histogram's rows equal to ``number``, a value that is not one of the
+    ``top_values`` (value, share of the rows): the rows over the distinct values of the bins that
+    hold it and of the bins within ``EQUALITY_WINDOW`` (1% of the rows) on either side, with the
+    top values' rows and values taken out of their bins (a rare value does not get a heavy
+    neighbour's share). The mean over several bins evens out the errors of single bins' distinct
+    counts and bounds. None when no bin holds the value.
 
     >>> bins = [{"lower": 10 * i, "upper": 10 * i + 10, "row_count": 100, "distinct_count": 10} for i in range(200)]
     >>> bins[50]["distinct_count"] = 20  # bounds that came out too wide: 100 rows over 20 values
     >>> histogram_equality_share(bins, 505) * 20_000  # rows: 5 bins, 500 rows over 60 values
     8.333333333333334
+    >>> bins[50]["distinct_count"] = 10
+    >>> round(histogram_equality_share(bins, 505, [(503, 0.004)]) * 20_000, 2)  # 80 rows of 503 out: 420 over 49
+    8.57
     """
     holding = [i for i, bin_ in enumerate(histogram) if bin_["lower"] <= number <= bin_["upper"]]
     total = sum(bin_["row_count"] for bin_ in histogram)
     if not holding or not total:
         return None
-    window = bins_around(histogram, holding[0], holding[-1])
-    distinct = sum(max(bin_["distinct_count"] or 1, 1) for bin_ in window)
-    return sum(bin_["row_count"] for bin_ in window) / total / distinct
+    if not top_values:
+        window = bins_around(histogram, holding[0], holding[-1])
+        distinct = sum(max(bin_["distinct_count"] or 1, 1) for bin_ in window)
+        return sum(bin_["row_count"] for bin_ in window) / total / distinct
+    _, rest, rest_distinct = rest_distribution(
+        [(bin_["lower"], bin_["upper"], bin_["row_count"], bin_["distinct_count"] or 0) for bin_ in histogram],
+        [(value, share * total) for value, share in top_values])
+    indexes = bins_around(list(range(len(histogram))), holding[0], holding[-1])
+    rows = sum(rest[i + 1] - rest[i] for i in indexes)
+    distinct = sum(rest_distinct[i] for i in indexes)
+    return rows / total / max(distinct, 1)
 
 
 def histogram_range_share(histogram: list[dict], top_values: list[tuple[float, float]], low: Optional[float],
@@ -115,8 +134,8 @@ def histogram_range_share(histogram: list[dict], top_values: list[tuple[float, f
     >>> bins = [{"lower": 0, "upper": 1, "row_count": 50, "distinct_count": 2},
     ...         {"lower": 1, "upper": 1, "row_count": 50, "distinct_count": 1},
     ...         {"lower": 1, "upper": 9, "row_count": 50, "distinct_count": 8}]
-    >>> round(histogram_range_share(bins, [(1, 0.6)], None, 1) * 150, 1)  # x <= 1: the 90 rows of 1, the first bin's other 20
-    110.0
+    >>> round(histogram_range_share(bins, [(1, 0.6)], None, 1) * 150, 1)  # x <= 1: the 90 rows of 1, the 10 left of 0
+    100.0
     """
     total = sum(bin_["row_count"] for bin_ in histogram)
     if not total:
@@ -141,3 +160,16 @@ def _overlap(bin_low: float, bin_high: float, low: Optional[float], high: Option
     if bin_high == bin_low:
         return 1.0
     return (end - start) / (bin_high - bin_low)
+
+
+def sampled(stats: ColumnStats, rows: float, selectivity: float) -> ColumnStats:
+    """A column not in the filter after keeping ``selectivity`` of the rows at random: null
+    fraction kept, distinct values that keep at least one row (each value holding rows/NDV rows)."""
+    if stats.accuracy is None:
+        return stats
+    distinct = stats.distinct_count
+    if distinct and rows:
+        per_value = rows * (1 - (stats.null_fraction or 0)) / distinct
+        distinct = distinct * (1 - (1 - selectivity) ** per_value)
+    return stats.replace(distinct_count=distinct, histogram=None, top_values=None,
+                         accuracy=lowest_accuracy(stats.accuracy, "medium" if selectivity < 1 else "accurate"))

@@ -104,7 +104,9 @@ def _has_delta(spark: Any) -> bool:
         return False
     try:
         jvm = spark._jvm
-        jvm.org.apache.spark.sql.execution.datasources.DataSource.lookupDataSource("delta", spark._jsparkSession.sessionState().conf())
+        jvm.org.apache.spark.sql.execution.datasources.DataSource.lookupDataSource(
+            "delta", spark._jsparkSession.sessionState().conf()
+        )
         return True
     except Exception:  # noqa: BLE001 - py4j raises its own error type for a missing class
         return False
@@ -139,7 +141,11 @@ def register() -> bool:
     default_method = SparkAdapter.default_python_submission_method
 
     def python_submission_helpers(self):
-        return {**helpers.fget(self), SUBMISSION_METHOD: SessionPythonJobHelper, "session_required": SessionRequiredHelper}
+        return {
+            **helpers.fget(self),
+            SUBMISSION_METHOD: SessionPythonJobHelper,
+            "session_required": SessionRequiredHelper,
+        }
 
     def default_python_submission_method(self):
         if is_session(self):

@@ -24,7 +24,11 @@ FUNCTION_NAMES = {
     exp.BitwiseLeftShift: "shiftleft", exp.BitwiseRightShift: "shiftright",
 }
 # The order of some functions' arguments in Spark, where sqlglot's differs.
-SPARK_ARGUMENT_ORDER = {exp.TimestampTrunc: ("unit", "this"), exp.DateTrunc: ("this", "unit"), exp.TsOrDsAdd: ("this", "expression")}
+SPARK_ARGUMENT_ORDER = {
+    exp.TimestampTrunc: ("unit", "this"),
+    exp.DateTrunc: ("this", "unit"),
+    exp.TsOrDsAdd: ("this", "expression"),
+}
 
 
 # How Spark writes an operator in the name of an unaliased expression.
@@ -33,12 +37,42 @@ SPARK_OPERATORS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.M
 
 
 # Functions whose name Spark writes in capitals when called by it (not by an alias: pow, sign, ceiling).
-SPARK_CAPITALIZED = {"acos", "asin", "atan", "atan2", "cbrt", "ceil", "cos", "cosh", "cot", "degrees", "exp", "expm1", "floor",
-                     "hypot", "log10", "log1p", "log2", "power", "radians", "signum", "sin", "sinh", "sqrt", "tan", "tanh"}
+SPARK_CAPITALIZED = {
+    "acos",
+    "asin",
+    "atan",
+    "atan2",
+    "cbrt",
+    "ceil",
+    "cos",
+    "cosh",
+    "cot",
+    "degrees",
+    "exp",
+    "expm1",
+    "floor",
+    "hypot",
+    "log10",
+    "log1p",
+    "log2",
+    "power",
+    "radians",
+    "signum",
+    "sin",
+    "sinh",
+    "sqrt",
+    "tan",
+    "tanh",
+}
 # Arguments Spark adds to a call's name where the call leaves them out: by function, its
 # argument count and what to append.
-SPARK_DEFAULT_ARGUMENTS = {("round", 1): ["0"], ("bround", 1): ["0"], ("regexp_replace", 3): ["1"], ("split", 2): ["-1"],
-                           ("months_between", 2): ["true"]}
+SPARK_DEFAULT_ARGUMENTS = {
+    ("round", 1): ["0"],
+    ("bround", 1): ["0"],
+    ("regexp_replace", 3): ["1"],
+    ("split", 2): ["-1"],
+    ("months_between", 2): ["true"],
+}
 
 
 def spark_column_name(node: exp.Expression, sql: Optional[str] = None) -> Optional[str]:
@@ -122,14 +156,21 @@ def spark_column_name(node: exp.Expression, sql: Optional[str] = None) -> Option
             return None
         if written and isinstance(node, exp.Mod):  # mod(a, b), not a % b
             return f"{written.lower()}({left}, {right})"
-        return f"concat({left}, {right})" if isinstance(node, exp.DPipe) else f"({left} {SPARK_OPERATORS[type(node)]} {right})"
+        return (
+            f"concat({left}, {right})"
+            if isinstance(node, exp.DPipe)
+            else f"({left} {SPARK_OPERATORS[type(node)]} {right})"
+        )
     if isinstance(node, exp.Count) and isinstance(node.this, exp.Distinct):
         arguments = joined(node.this.expressions)
         return f"count(DISTINCT {arguments})" if arguments is not None else None
     # generators (explode, inline, json_tuple) name their own columns
     if (isinstance(node, exp.Func) and not isinstance(node, (exp.Case, exp.If, exp.Window, exp.UDTF))
             and node.find(exp.Window) is None and node.name.lower() != "json_tuple"):
-        function = (written or (node.name if isinstance(node, exp.Anonymous) else FUNCTION_NAMES.get(type(node)) or node.sql_name())).lower()
+        function = (
+            written
+            or (node.name if isinstance(node, exp.Anonymous) else FUNCTION_NAMES.get(type(node)) or node.sql_name())
+        ).lower()
         arguments = [name(argument) for argument in spark_arguments(node)]
         if function in ("log10", "log2", "initcap"):  # sqlglot adds the base (log) or the delimiter (initcap)
             arguments = arguments[-1:] if function != "initcap" else arguments[:1]
@@ -141,7 +182,20 @@ def spark_column_name(node: exp.Expression, sql: Optional[str] = None) -> Option
 
 
 # Casts called as functions (string(a)): named by their column, as a CAST is.
-_CAST_FUNCTIONS = {"string", "int", "bigint", "smallint", "tinyint", "double", "float", "boolean", "date", "timestamp", "binary", "decimal"}
+_CAST_FUNCTIONS = {
+    "string",
+    "int",
+    "bigint",
+    "smallint",
+    "tinyint",
+    "double",
+    "float",
+    "boolean",
+    "date",
+    "timestamp",
+    "binary",
+    "decimal",
+}
 
 
 def _written_name(node: exp.Expression, sql: Optional[str]) -> Optional[str]:
@@ -162,15 +216,31 @@ def name_as_spark_does(tree: exp.Expression, sql: str) -> None:
         if not (alias and alias.columns) and values.expressions:
             first = values.expressions[0]
             count = len(first.expressions) if isinstance(first, exp.Tuple) else 1
-            values.set("alias", exp.TableAlias(this=alias.this if alias else None,
-                                               columns=[exp.to_identifier(f"col{index + 1}") for index in range(count)]))
+            values.set(
+                "alias",
+                exp.TableAlias(
+                    this=alias.this if alias else None,
+                    columns=[exp.to_identifier(f"col{index + 1}") for index in range(count)],
+                ),
+            )
     for table in tree.find_all(exp.Table):
-        if isinstance(table.this, exp.Anonymous) and table.this.name.lower() == "range" and not (table.args.get("alias") and table.args["alias"].columns):
+        if (
+            isinstance(table.this, exp.Anonymous)
+            and table.this.name.lower() == "range"
+            and not (table.args.get("alias") and table.args["alias"].columns)
+        ):
             alias = table.args.get("alias")
-            table.set("alias", exp.TableAlias(this=alias.this if alias else exp.to_identifier("range"), columns=[exp.to_identifier("id")]))
+            table.set(
+                "alias",
+                exp.TableAlias(
+                    this=alias.this if alias else exp.to_identifier("range"), columns=[exp.to_identifier("id")]
+                ),
+            )
     for select in tree.find_all(exp.Select):
         for projection in select.expressions:
-            if isinstance(projection, (exp.Alias, exp.Column, exp.Star)) or (projection.find(exp.Star) and not isinstance(projection, exp.Count)):
+            if isinstance(projection, (exp.Alias, exp.Column, exp.Star)) or (
+                projection.find(exp.Star) and not isinstance(projection, exp.Count)
+            ):
                 continue
             name = spark_column_name(projection, sql)
             if name:

@@ -15,10 +15,27 @@ from typing import Optional
 # Spark's other names for a type (`long` is `bigint`); char and varchar stay types of their own.
 ALIASES = {"byte": "tinyint", "short": "smallint", "integer": "int", "long": "bigint", "real": "float",
            "dec": "decimal", "numeric": "decimal", "timestamp_ltz": "timestamp"}
-CATEGORIES = {"boolean": "boolean", "tinyint": "integral", "smallint": "integral", "int": "integral", "bigint": "integral",
-              "float": "fractional", "double": "fractional", "decimal": "decimal", "date": "date", "timestamp": "timestamp",
-              "timestamp_ntz": "timestamp_ntz", "string": "string", "char": "string", "varchar": "string", "binary": "binary",
-              "interval": "interval", "array": "collection", "map": "collection", "struct": "struct"}
+CATEGORIES = {
+    "boolean": "boolean",
+    "tinyint": "integral",
+    "smallint": "integral",
+    "int": "integral",
+    "bigint": "integral",
+    "float": "fractional",
+    "double": "fractional",
+    "decimal": "decimal",
+    "date": "date",
+    "timestamp": "timestamp",
+    "timestamp_ntz": "timestamp_ntz",
+    "string": "string",
+    "char": "string",
+    "varchar": "string",
+    "binary": "binary",
+    "interval": "interval",
+    "array": "collection",
+    "map": "collection",
+    "struct": "struct",
+}
 # Spark's defaultSize: what its ANALYZE stores as the average and largest length of a type of fixed
 # width, and of strings (20) and binaries (100) without a value.
 DEFAULT_SIZES = {"boolean": 1, "tinyint": 1, "smallint": 2, "int": 4, "bigint": 8, "float": 4, "double": 8, "date": 4,
