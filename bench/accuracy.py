@@ -92,7 +92,7 @@ def histogram_errors(spark, table: str, column: str, cast: str) -> dict:
     return {"ours": bin_errors(spark, table, column, mine, cast), "spark": bin_errors(spark, table, column, theirs, cast)}
 
 
-def top_value_recall(spark, table: str, column: str, k: int = 20, tracked: int = 256) -> float | None:
+def top_value_recall(spark, table: str, column: str, k: int = 20, tracked: int = 2048) -> float | None:
     """Over the exact top k that are heavy hitters: above the (k+1)-th value's count and above
     rows/tracked, the count a top-k sketch tracking `tracked` items is guaranteed to tell apart
     (a column without such values, e.g. uniform, has no recall to measure: None)."""

@@ -400,7 +400,7 @@ def markdown(report: dict, options) -> str:
               "each time, where ours merge from partition states without one."]
     recalls = accuracy_["top_recall"]
     lines += ["", "Top values: recall of the exact top 20 among ours, over the heavy hitters (values above the 21st's count and "
-              "above rows/256, the count our top-k sketch, tracking 256 items, is guaranteed to tell apart; columns without any, "
+              "above rows/2048, the count our top-k sketch, tracking 2,048 items, is guaranteed to tell apart; columns without any, "
               "such as uniform ones, are left out):", "",
               "| column | recall |", "|---|---:|"]
     lines += [f"| {name.split('.', 1)[-1]} | {value:.2f} |" for name, value in recalls.items()]

@@ -230,7 +230,7 @@ BAD_SETTINGS = [
     ({"dbt_analyze_hll_lg_k": 3}, "var dbt_analyze_hll_lg_k (HLL's lgK) must be an integer from 4 to 21, got '3'"),
     ({"dbt_analyze_histogram_bins": 0}, "var dbt_analyze_histogram_bins (bins per histogram) must be an integer of at least 1, got '0'"),
     ({"dbt_analyze_sample_seed": "1) or (1"}, "var dbt_analyze_sample_seed (the sampling seed) must be an integer, got '1) or (1'"),
-    ({"dbt_analyze_top_k": 300}, "var dbt_analyze_top_k (300) must not exceed dbt_analyze_top_k_tracked (256)"),
+    ({"dbt_analyze_top_k": 3000}, "var dbt_analyze_top_k (3000) must not exceed dbt_analyze_top_k_tracked (2048)"),
     ({"dbt_analyze_quantiles": [0.5, 2]}, "var dbt_analyze_quantiles must be a list of numbers from 0 to 1, got [0.5, 2]"),
     ({"dbt_analyze_compaction_wait_seconds": -5},
      "var dbt_analyze_compaction_wait_seconds (how long compact_statistics waits for runs still planning) must be an integer from 0 to 3600, got '-5'"),
@@ -242,14 +242,14 @@ BAD_REQUESTS = [(args, {}, message) for args, message in BAD_INPUTS] + [
 @pytest.mark.parametrize("args,settings,message", BAD_REQUESTS, ids=[m for _, _, m in BAD_REQUESTS])
 def test_bad_input_is_refused_and_nothing_changes(spark, dbt, sales, args, settings, message):
     # repr: NaN statistics (a mean over NaN values) must compare equal to themselves
-    before_tables = repr(rows(spark, "select * from analytics_stats.table_statistics order by table_name, partition_spec"))
-    before_columns = repr(rows(spark, "select * from analytics_stats.column_statistics order by table_name, partition_spec, column_name"))
+    before_tables = repr(rows(spark, "select * from analytics_stats.table_statistics order by table_schema, table_name, partition_spec"))
+    before_columns = repr(rows(spark, "select * from analytics_stats.column_statistics order by table_schema, table_name, partition_spec, column_name"))
     failed_before = rows(spark, "select count(*) as n from analytics_stats.analyze_runs where status = 'failed'")[0]["n"]
     result = dbt("run-operation", "analyze_table", "--args", json.dumps(args), "--vars", json.dumps(settings))
     assert not result.success
     assert message in result.error
-    assert repr(rows(spark, "select * from analytics_stats.table_statistics order by table_name, partition_spec")) == before_tables
-    assert repr(rows(spark, "select * from analytics_stats.column_statistics order by table_name, partition_spec, column_name")) == before_columns
+    assert repr(rows(spark, "select * from analytics_stats.table_statistics order by table_schema, table_name, partition_spec")) == before_tables
+    assert repr(rows(spark, "select * from analytics_stats.column_statistics order by table_schema, table_name, partition_spec, column_name")) == before_columns
     failed = rows(spark, "select * from analytics_stats.analyze_runs where status = 'failed' order by started_at desc")
     assert len(failed) == failed_before + 1 and message in failed[0]["error"]
 

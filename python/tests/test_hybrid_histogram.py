@@ -1,5 +1,6 @@
 """Hybrid histograms against exact counts, on generated data."""
 
+import bisect
 import random
 from collections import Counter
 
@@ -7,14 +8,17 @@ from dbt_analyze.hybrid_histogram import hybrid_histogram, hybrid_rows, most_com
 
 
 def equi_height(values, num_bins):
-    """An exact equi-height histogram, (lower, upper] bins of the sorted values."""
+    """An exact equi-height histogram as the package keeps one: bounds at the quantiles k/num_bins,
+    rows/num_bins rows in each bin, and the distinct values of (lower, upper] (the first bin's
+    lower too; a bin of one value holds one)."""
     ordered = sorted(values)
     cuts = [ordered[min(len(ordered) - 1, round(len(ordered) * k / num_bins))] for k in range(num_bins + 1)]
     cuts[0], cuts[-1] = ordered[0], ordered[-1]
     bins = []
     for k, (low, high) in enumerate(zip(cuts, cuts[1:])):
-        inside = [v for v in ordered if (low < v <= high) or (k == 0 and v == low)]
-        bins.append((float(low), float(high), float(len(inside)), float(len(set(inside)))))
+        start = bisect.bisect_left(ordered, low) if k == 0 else bisect.bisect_right(ordered, low)
+        distinct = 1 if low == high else len(set(ordered[start:bisect.bisect_right(ordered, high)]))
+        bins.append((float(low), float(high), len(ordered) / num_bins, float(max(distinct, 1))))
     return bins
 
 

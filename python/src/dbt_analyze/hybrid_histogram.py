@@ -10,7 +10,7 @@ bin is no longer inflated by a heavy neighbour, which is what equality estimates
 >>> common
 [(1.0, 80)]
 >>> [(round(low, 2), round(high, 2), rows) for low, high, rows, _ in hybrid_histogram(bins, common, 2)]
-[(0.0, 7.4, 60.0), (7.4, 10.0, 60.0)]
+[(0.0, 6.71, 60.0), (6.71, 10.0, 60.0)]
 """
 
 from __future__ import annotations
@@ -78,12 +78,12 @@ def rest_distribution(
     cumulated up to each bound, and each bin's distinct values less its common ones.
 
     A common value's rows come out of the bins where they fall: first the bins of that value alone
-    (lower = upper), then what is left from the bins that hold it, then from those it starts, each
-    keeping a row per other distinct value. The rest is then scaled to its total (a bin's rows are nominal,
+    (lower = upper), then what is left in equal parts from the bins that hold it, each keeping a
+    row per other distinct value. The rest is then scaled to its total (a bin's rows are nominal,
     rows/bins). So a rare value in a bin with a heavy one does not get the heavy one's rows.
 
     >>> rest_distribution([(0.0, 2.0, 50, 2), (2.0, 2.0, 50, 1), (2.0, 10.0, 50, 8)], [(2.0, 75)])
-    ([0.0, 2.0, 2.0, 10.0], [0.0, 25.0, 25.0, 75.0], [1, 0, 8])
+    ([0.0, 2.0, 2.0, 10.0], [0.0, 37.5, 37.5, 75.0], [1, 0, 8])
     >>> rest_distribution([(0.0, 10.0, 100, 10), (10.0, 20.0, 100, 10)], [(5.0, 80)])[1]  # 5's rows out of its bin
     [0.0, 20.0, 120.0]
     """
@@ -95,19 +95,21 @@ def rest_distribution(
                      if (value == lower if lower == upper else lower < value <= upper) or (index == 0 and value == lower < upper))
         rest_distinct.append(max((distinct or 0) - inside, 0))
     for value, count in common:
-        # the bins of the value alone, then those it lies in ((lower, upper]: the first bin's lower
-        # too), then those it starts
-        alone = [i for i, (lower, upper, _, _) in enumerate(bins) if lower == upper == value]
-        within = [i for i, (lower, upper, _, _) in enumerate(bins)
-                  if lower < upper and (lower < value <= upper or (i == 0 and value == lower))]
-        starting = [i for i, (lower, upper, _, _) in enumerate(bins) if lower < upper and value == lower and i > 0]
-        for group, keep in ((alone, False), (within, True), (starting, True)):
-            room = {i: max(rows[i] - (rest_distinct[i] if keep else 0), 0.0) for i in group}
-            available = sum(room.values())
-            taken = min(count, available)
-            for i in group:
-                rows[i] -= taken * room[i] / available if available else 0.0
+        for index in [i for i, (lower, upper, _, _) in enumerate(bins) if lower == upper == value]:
+            taken = min(rows[index], count)
+            rows[index] -= taken
             count -= taken
+        # the rest of its rows, in equal parts, from the bins that hold it (where it is a bound, the
+        # bins on both sides: where its rows fall around the cut is not known)
+        holding = [i for i, (lower, upper, _, _) in enumerate(bins) if lower < upper and lower <= value <= upper]
+        while count > 1e-9 and holding:
+            part = count / len(holding)
+            for index in holding:
+                taken = min(part, max(rows[index] - rest_distinct[index], 0.0))
+                rows[index] -= taken
+                count -= taken
+            holding = [i for i in holding if rows[i] - rest_distinct[i] > 1e-9]
+    rows = [left if others else 0.0 for left, others in zip(rows, rest_distinct)]  # a bin of common values only
     scale = remaining / sum(rows) if sum(rows) > 0 and remaining > 0 else 0.0
     points, rest = [bins[0][0]], [0.0]
     for (_, upper, _, _), left in zip(bins, rows):

@@ -134,8 +134,8 @@ def histogram_range_share(histogram: list[dict], top_values: list[tuple[float, f
     >>> bins = [{"lower": 0, "upper": 1, "row_count": 50, "distinct_count": 2},
     ...         {"lower": 1, "upper": 1, "row_count": 50, "distinct_count": 1},
     ...         {"lower": 1, "upper": 9, "row_count": 50, "distinct_count": 8}]
-    >>> round(histogram_range_share(bins, [(1, 0.6)], None, 1) * 150, 1)  # x <= 1: the 90 rows of 1, the 10 left of 0
-    100.0
+    >>> round(histogram_range_share(bins, [(1, 0.6)], None, 1) * 150, 1)  # x <= 1: the 90 rows of 1, 30 of 0
+    120.0
     """
     total = sum(bin_["row_count"] for bin_ in histogram)
     if not total:
