@@ -142,7 +142,8 @@
          if(count(top_values_sketch) > 0,
             {{ dbt_analyze._top_values_sql(data_types, dbt_analyze._var('dbt_analyze_top_k_tracked') | int,
                                            [dbt_analyze._var('dbt_analyze_top_k') | int,
-                                            dbt_analyze._var('dbt_analyze_most_common_values') | int] | max + 1, merge) }},
+                                            dbt_analyze._var('dbt_analyze_most_common_values') | int] | max + 1,
+                                           merge) }},
             null) as top
          {%- endif %}
   from prepared
@@ -253,7 +254,8 @@
               ceil(bin_rows), if(b.domain is null, 1e18, greatest(b.domain, 1)))) as bigint))) as histogram,
           {#- The most common values: the first top_k, and beyond them every value more common than
               the average of the values not listed before it (dbt_analyze._most_common_rule_sql). -#}
-          transform(slice(top_sorted, 1, greatest({{ top_k }}, least({{ most_common }}, {{ dbt_analyze._most_common_rule_sql('top_sorted') }}))),
+          transform(slice(top_sorted, 1,
+                          greatest({{ top_k }}, least({{ most_common }}, {{ dbt_analyze._most_common_rule_sql('top_sorted') }}))),
                     (v, i) -> named_struct('rank', i + 1, 'value', v.item, 'frequency', v.count)) as top_values
    from (
      select *, aggregate(bins, cast(0 as double), (total, b) -> total + b.full_excess) as full_total,
@@ -289,7 +291,8 @@
                             and (is_table = 0 or partitions_analyzed = partition_count), kll, null) as sketch,
                       array_sort(filter({{ dbt_analyze._top_items_sql(data_types) }}, v -> v.item is not null),
                                  (l, r) -> case when l.count > r.count then -1 when l.count < r.count then 1
-                                                when l.item < r.item then -1 when l.item > r.item then 1 else 0 end) as top_sorted
+                                                when l.item < r.item then -1 when l.item > r.item then 1 else 0 end)
+                        as top_sorted
                from run_rows
              )
            )
@@ -307,8 +310,9 @@
     distinct count ndv, less the values before it). PostgreSQL's ANALYZE keeps a value on its list
     by the same comparison with the rest; a value beyond the run is left to the histogram's bins. -#}
 {% macro _most_common_rule_sql(sorted) %}
-  {%- set passes = 'transform(' ~ sorted ~ ', (v, i) -> v.count > 1 and v.count >= 1.25 * (n - aggregate(slice(' ~ sorted
-                   ~ ', 1, i), cast(0 as bigint), (total, x) -> total + x.count)) / greatest(coalesce(distinct_count, ndv) - i, 1))' -%}
+  {%- set before = 'aggregate(slice(' ~ sorted ~ ', 1, i), cast(0 as bigint), (total, x) -> total + x.count)' -%}
+  {%- set passes = 'transform(' ~ sorted ~ ', (v, i) -> v.count > 1 and v.count >= 1.25 * (n - ' ~ before
+                   ~ ') / greatest(coalesce(distinct_count, ndv) - i, 1))' -%}
   {{ return('coalesce(nullif(array_position(' ~ passes ~ ', false), 0) - 1, size(' ~ sorted ~ '))') }}
 {% endmacro %}
 
