@@ -30,9 +30,8 @@ def equality_share(stats: ColumnStats, value: Any) -> Optional[tuple[float, str]
         except TypeError:
             return None
     number = as_number(value)
-    top = [(as_number(parse_value(item["value"], stats.data_type)), item["share"]) for item in stats.top_values or []]
-    top = [item for item in top if item[0] is not None]
-    share = histogram_equality_share(stats.histogram, number, top) if stats.histogram and number is not None else None
+    share = (histogram_equality_share(stats.histogram, number, _numeric_top_values(stats))
+             if stats.histogram and number is not None else None)
     if share is not None:
         return share, "high"
     if stats.distinct_count:
@@ -41,6 +40,12 @@ def equality_share(stats: ColumnStats, value: Any) -> Optional[tuple[float, str]
         rest = max((stats.distinct_count or 0) - len(top), 1)
         return max(1 - covered, 0) / rest, "medium"
     return None
+
+
+def _numeric_top_values(stats: ColumnStats) -> list[tuple[float, float]]:
+    """The column's top values as (number, share of the rows), for the histograms' arithmetic."""
+    top = [(as_number(parse_value(item["value"], stats.data_type)), item["share"]) for item in stats.top_values or []]
+    return [item for item in top if item[0] is not None]
 
 
 def range_share(column, stats: ColumnStats, low: Any, high: Any, include_low: bool, include_high: bool):
@@ -53,11 +58,7 @@ def range_share(column, stats: ColumnStats, low: Any, high: Any, include_low: bo
     narrowed_min = stats.min if low is None or (stats.min is not None and stats.min > low) else low
     narrowed_max = stats.max if high is None or (stats.max is not None and stats.max < high) else high
     if stats.histogram:
-        top = [
-            (as_number(parse_value(item["value"], stats.data_type)), item["share"]) for item in stats.top_values or []
-        ]
-        share = histogram_range_share(stats.histogram, [item for item in top if item[0] is not None],
-                                      lo, hi, include_low, include_high)
+        share = histogram_range_share(stats.histogram, _numeric_top_values(stats), lo, hi, include_low, include_high)
         distinct, level = 0.0, "high"
         for bin_ in stats.histogram:
             distinct += (bin_["distinct_count"] or 0) * _overlap(bin_["lower"], bin_["upper"], lo, hi)
