@@ -4,13 +4,19 @@
 {% endmacro %}
 
 {% macro _quote_literal(value) %}
-  {%- if value is none -%}
-    {{ return('null') }}
-  {%- endif -%}
-  {#- Spark string literals honour backslash escapes, so escape the backslash first. -#}
-  {%- set escaped = (value | string) | replace('\\', '\\\\') | replace("'", "\\'") | replace('\n', '\\n')
-                    | replace('\r', '\\r') -%}
-  {{ return("'" ~ escaped ~ "'") }}
+  {{ return(dbt_analyze._quote_literals([value])[0]) }}
+{% endmacro %}
+
+{#- Literals of many values, in one macro call (a plan quotes each of thousands of partitions).
+    Spark string literals honour backslash escapes, so the backslash is escaped first. -#}
+{% macro _quote_literals(values) %}
+  {%- set quoted = [] -%}
+  {%- for value in values -%}
+    {%- do quoted.append('null' if value is none
+                         else "'" ~ ((value | string) | replace('\\', '\\\\') | replace("'", "\\'") | replace('\n', '\\n')
+                                     | replace('\r', '\\r')) ~ "'") -%}
+  {%- endfor -%}
+  {{ return(quoted) }}
 {% endmacro %}
 
 {% macro _quote_relation(schema, identifier) %}

@@ -3,24 +3,17 @@
     states. Then the table is merged again, as a run of its own, from the partitions that this
     run's and those runs' table rows map (the newest state of each), until no other run succeeded
     meanwhile, so the last table rows always count every succeeded state. The first check also
-    reads what the run itself stored. Returns {run_id: the run of the last table rows, own: [rows,
+    reads what the run itself stored, from its `succeeded` event. Returns {run_id: the run of the last table rows, own: [rows,
     bytes, sketch_bytes]}. -#}
 {% macro _merge_again_after_concurrent_runs(plan, run, with_sketch_statistics) %}
   {%- set table = plan.table -%}
-  {%- set events = dbt_analyze._storage_relation('analyze_run_events') -%}
   {%- set st = namespace(run_id=run.run_id, done=false, own=none) -%}
   {%- for attempt in range(5) if not st.done -%}
-    {#- Joins, not scalar subqueries: Spark writes a scalar subquery's result (a timestamp here)
-        into the code it generates, compiled anew every run (see _run_numbers_sql). -#}
-    {%- set found = run_query("select o.others, own.* from (select concat_ws(',', collect_list(e.run_id)) as others from " ~ events ~ ' e'
-                              ~ ' cross join (select max(event_at) as at from ' ~ events ~ ' where '
-                              ~ dbt_analyze._table_where_sql(table)
-                              ~ ' and run_id = ' ~ dbt_analyze._quote_literal(st.run_id)
-                              ~ " and event = 'started') mark"
-                              ~ " where e.event = 'succeeded' and " ~ dbt_analyze._table_where_sql(table, 'e.')
-                              ~ ' and e.run_id <> '
-                              ~ dbt_analyze._quote_literal(st.run_id) ~ ' and e.event_at >= mark.at) o cross join ('
-                              ~ dbt_analyze._own_states_sql(table, run.run_id) ~ ') own')[0] -%}
+    {#- One read of the table's events: the runs that succeeded since this one's `started` mark (a
+        window, not a scalar subquery: Spark writes a scalar subquery's result, a timestamp here,
+        into the code it generates, compiled anew every run: see _run_numbers_sql), and what the
+        run itself stored, as its `succeeded` event counted it. -#}
+    {%- set found = run_query(dbt_analyze._concurrent_runs_sql(table, st.run_id, run.run_id))[0] -%}
     {%- if st.own is none -%}{%- set st.own = [found[1] | int, found[2] | int, found[3] | int] -%}{%- endif -%}
     {%- set others = found[0].split(',') if found[0] else [] -%}
     {%- if not others -%}
@@ -51,4 +44,22 @@
     {%- endif -%}
   {%- endfor -%}
   {{ return({'run_id': st.run_id, 'own': st.own}) }}
+{% endmacro %}
+
+{#- The check for concurrent runs as one row: others (the runs of the table that succeeded since
+    run_id's `started` event, comma-separated), and rows, bytes and sketch_bytes of own_run_id's
+    `succeeded` event. -#}
+{% macro _concurrent_runs_sql(table, run_id, own_run_id) %}
+  {%- set run = dbt_analyze._quote_literal(run_id) -%}
+  {%- set own = dbt_analyze._quote_literal(own_run_id) -%}
+  {%- set measures = [] -%}
+  {%- for name, column in [('rows', 'rows_scanned'), ('bytes', 'bytes_scanned'), ('sketch_bytes', 'sketch_bytes')] -%}
+    {%- do measures.append('coalesce(max(if(run_id = ' ~ own ~ " and event = 'succeeded', " ~ column ~ ', null)), 0) as '
+                           ~ name) -%}
+  {%- endfor -%}
+  {{ return("select concat_ws(',', collect_list(if(event = 'succeeded' and run_id <> " ~ run
+            ~ ' and event_at >= mark, run_id, null))) as others, ' ~ measures | join(', ')
+            ~ ' from (select *, max(if(run_id = ' ~ run ~ " and event = 'started', event_at, null)) over () as mark"
+            ~ ' from ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' where '
+            ~ dbt_analyze._table_where_sql(table) ~ ')') }}
 {% endmacro %}

@@ -61,12 +61,8 @@
     {%- do column_filters.append('(s.column_name = ' ~ dbt_analyze._quote_literal(column.name) ~ ' and s.data_type = '
                                  ~ dbt_analyze._quote_literal(column.data_type) ~ ')') -%}
   {%- endfor -%}
-  {%- set partitions = [] -%}
-  {%- for spec in plan.all_partitions -%}{%- do partitions.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
-  {%- set run_ids = [] -%}
-  {%- for id in (stored.run_ids or []) | unique | sort -%}
-    {%- do run_ids.append(dbt_analyze._quote_literal(id)) -%}
-  {%- endfor -%}
+  {%- set partitions = dbt_analyze._quote_literals(plan.all_partitions) -%}
+  {%- set run_ids = dbt_analyze._quote_literals((stored.run_ids or []) | unique | sort) -%}
   {%- set sql -%}
   select {{ dbt_analyze._storage_columns('partition_states') | map('first') | join(', ') }} from (
     select *, row_number() over (partition by partition_spec, column_name order by collected_at desc, run_id desc) as _rank
@@ -87,10 +83,13 @@
 {#- The keys of stored states as a VALUES relation: {spec: run_id}; none when there are none. -#}
 {% macro _state_keys_sql(keys) %}
   {%- if not keys -%}{{ return(none) }}{%- endif -%}
+  {%- set specs = keys | sort -%}
+  {%- set run_ids = [] -%}
+  {%- for spec in specs -%}{%- do run_ids.append(keys[spec]) -%}{%- endfor -%}
+  {%- set quoted_specs = dbt_analyze._quote_literals(specs) -%}
+  {%- set quoted_run_ids = dbt_analyze._quote_literals(run_ids) -%}
   {%- set rows = [] -%}
-  {%- for spec, run_id in keys | dictsort -%}
-    {%- do rows.append('(' ~ dbt_analyze._quote_literal(spec) ~ ', ' ~ dbt_analyze._quote_literal(run_id) ~ ')') -%}
-  {%- endfor -%}
+  {%- for spec in quoted_specs -%}{%- do rows.append('(' ~ spec ~ ', ' ~ quoted_run_ids[loop.index0] ~ ')') -%}{%- endfor -%}
   {{ return('(values ' ~ rows | join(', ') ~ ') as keys(partition_spec, run_id)') }}
 {% endmacro %}
 

@@ -60,6 +60,16 @@
     from and the state covers `columns` with their current types (and the sketches asked for: a
     number's, date's or timestamp's top-k sketch with items of its type, _top_values_sql). -#}
 {% macro _partition_status(plan, states, columns, sketches='basic') %}
+  {#- Per column, once (the loop below runs per partition: thousands of times). -#}
+  {%- set types = {} -%}
+  {%- set native_top_k = [] -%}
+  {%- for column in columns -%}
+    {%- do types.update({column.name: column.data_type}) -%}
+    {%- if sketches == 'full'
+          and dbt_analyze._type_category(column.data_type) in dbt_analyze._native_top_k_categories() -%}
+      {%- do native_top_k.append(column.name) -%}
+    {%- endif -%}
+  {%- endfor -%}
   {%- set status = {} -%}
   {%- for spec in plan.all_partitions -%}
     {%- set state = states.get(spec) -%}
@@ -67,14 +77,13 @@
     {%- if state is none or state.fingerprint is none -%}
       {%- do status.update({spec: 'new'}) -%}
     {%- else -%}
-      {%- set st = namespace(fresh=state.fingerprint == [files.file_count, files.size_bytes, files.modified_at]
-                                  and (sketches == 'basic' or state.sketches == 'full')) -%}
-      {%- for column in columns if state.columns.get(column.name) != column.data_type
-                                  or (sketches == 'full' and column.name in state.get('text_top_values', [])
-                                      and dbt_analyze._type_category(column.data_type) in dbt_analyze._native_top_k_categories()) -%}
-        {%- set st.fresh = false -%}
-      {%- endfor -%}
-      {%- do status.update({spec: 'fresh' if st.fresh else 'stale'}) -%}
+      {#- Fresh: the same files, the sketches asked for, every column's state of its type today
+          (the stored types include today's), and no number's top-k sketch with text items. -#}
+      {%- set fresh = state.fingerprint == [files.file_count, files.size_bytes, files.modified_at]
+                      and (sketches == 'basic' or state.sketches == 'full')
+                      and state.columns.items() >= types.items()
+                      and not (native_top_k and state.get('text_top_values', []) | select('in', native_top_k) | list) -%}
+      {%- do status.update({spec: 'fresh' if fresh else 'stale'}) -%}
     {%- endif -%}
   {%- endfor -%}
   {#- Partitions the current statistics count that are gone: dropped (once a run has merged the
