@@ -13,8 +13,8 @@
   {%- set quoted = [] -%}
   {%- for value in values -%}
     {%- do quoted.append('null' if value is none
-                         else "'" ~ ((value | string) | replace('\\', '\\\\') | replace("'", "\\'") | replace('\n', '\\n')
-                                     | replace('\r', '\\r')) ~ "'") -%}
+                         else "'" ~ ((value | string) | replace('\\', '\\\\') | replace("'", "\\'")
+                                     | replace('\n', '\\n') | replace('\r', '\\r')) ~ "'") -%}
   {%- endfor -%}
   {{ return(quoted) }}
 {% endmacro %}

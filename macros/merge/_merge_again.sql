@@ -3,8 +3,8 @@
     states. Then the table is merged again, as a run of its own, from the partitions that this
     run's and those runs' table rows map (the newest state of each), until no other run succeeded
     meanwhile, so the last table rows always count every succeeded state. The first check also
-    reads what the run itself stored, from its `succeeded` event. Returns {run_id: the run of the last table rows, own: [rows,
-    bytes, sketch_bytes]}. -#}
+    reads what the run itself stored, from its `succeeded` event. Returns {run_id: the run of the
+    last table rows, own: [rows, bytes, sketch_bytes]}. -#}
 {% macro _merge_again_after_concurrent_runs(plan, run, with_sketch_statistics) %}
   {%- set table = plan.table -%}
   {%- set st = namespace(run_id=run.run_id, done=false, own=none) -%}
@@ -46,20 +46,3 @@
   {{ return({'run_id': st.run_id, 'own': st.own}) }}
 {% endmacro %}
 
-{#- The check for concurrent runs as one row: others (the runs of the table that succeeded since
-    run_id's `started` event, comma-separated), and rows, bytes and sketch_bytes of own_run_id's
-    `succeeded` event. -#}
-{% macro _concurrent_runs_sql(table, run_id, own_run_id) %}
-  {%- set run = dbt_analyze._quote_literal(run_id) -%}
-  {%- set own = dbt_analyze._quote_literal(own_run_id) -%}
-  {%- set measures = [] -%}
-  {%- for name, column in [('rows', 'rows_scanned'), ('bytes', 'bytes_scanned'), ('sketch_bytes', 'sketch_bytes')] -%}
-    {%- do measures.append('coalesce(max(if(run_id = ' ~ own ~ " and event = 'succeeded', " ~ column ~ ', null)), 0) as '
-                           ~ name) -%}
-  {%- endfor -%}
-  {{ return("select concat_ws(',', collect_list(if(event = 'succeeded' and run_id <> " ~ run
-            ~ ' and event_at >= mark, run_id, null))) as others, ' ~ measures | join(', ')
-            ~ ' from (select *, max(if(run_id = ' ~ run ~ " and event = 'started', event_at, null)) over () as mark"
-            ~ ' from ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' where '
-            ~ dbt_analyze._table_where_sql(table) ~ ')') }}
-{% endmacro %}

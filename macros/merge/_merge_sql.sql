@@ -89,7 +89,9 @@
   {%- set quoted_specs = dbt_analyze._quote_literals(specs) -%}
   {%- set quoted_run_ids = dbt_analyze._quote_literals(run_ids) -%}
   {%- set rows = [] -%}
-  {%- for spec in quoted_specs -%}{%- do rows.append('(' ~ spec ~ ', ' ~ quoted_run_ids[loop.index0] ~ ')') -%}{%- endfor -%}
+  {%- for spec in quoted_specs -%}
+    {%- do rows.append('(' ~ spec ~ ', ' ~ quoted_run_ids[loop.index0] ~ ')') -%}
+  {%- endfor -%}
   {{ return('(values ' ~ rows | join(', ') ~ ') as keys(partition_spec, run_id)') }}
 {% endmacro %}
 

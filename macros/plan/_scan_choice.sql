@@ -82,7 +82,8 @@
       {%- set fresh = state.fingerprint == [files.file_count, files.size_bytes, files.modified_at]
                       and (sketches == 'basic' or state.sketches == 'full')
                       and state.columns.items() >= types.items()
-                      and not (native_top_k and state.get('text_top_values', []) | select('in', native_top_k) | list) -%}
+                      and not (native_top_k
+                               and state.get('text_top_values', []) | select('in', native_top_k) | list) -%}
       {%- do status.update({spec: 'fresh' if fresh else 'stale'}) -%}
     {%- endif -%}
   {%- endfor -%}

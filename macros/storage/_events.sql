@@ -55,3 +55,22 @@
             ~ dbt_analyze._table_where_sql(table)
             ~ ' and run_id = ' ~ dbt_analyze._quote_literal(run_id) ~ ' and state_collected_at is not null') }}
 {% endmacro %}
+
+{#- The check for concurrent runs as one row: others (the runs of the table that succeeded since
+    run_id's `started` event, comma-separated), and rows, bytes and sketch_bytes of own_run_id's
+    `succeeded` event. -#}
+{% macro _concurrent_runs_sql(table, run_id, own_run_id) %}
+  {%- set run = dbt_analyze._quote_literal(run_id) -%}
+  {%- set own = dbt_analyze._quote_literal(own_run_id) -%}
+  {%- set measures = [] -%}
+  {%- for name, column in [('rows', 'rows_scanned'), ('bytes', 'bytes_scanned'),
+                           ('sketch_bytes', 'sketch_bytes')] -%}
+    {%- do measures.append('coalesce(max(if(run_id = ' ~ own ~ " and event = 'succeeded', " ~ column
+                           ~ ', null)), 0) as ' ~ name) -%}
+  {%- endfor -%}
+  {{ return("select concat_ws(',', collect_list(if(event = 'succeeded' and run_id <> " ~ run
+            ~ ' and event_at >= mark, run_id, null))) as others, ' ~ measures | join(', ')
+            ~ ' from (select *, max(if(run_id = ' ~ run ~ " and event = 'started', event_at, null)) over () as mark"
+            ~ ' from ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' where '
+            ~ dbt_analyze._table_where_sql(table) ~ ')') }}
+{% endmacro %}
