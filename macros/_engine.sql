@@ -6,13 +6,25 @@
 {% macro _run_at_once(statements, missing_paths=false, settings=[]) %}
   {%- if not statements -%}{{ return([]) }}{%- endif -%}
   {%- set results = adapter.dbt_analyze_run_concurrently(statements, missing_paths, settings)
-                    if (statements | length > 1 or missing_paths) and adapter.dbt_analyze_run_concurrently is defined
+                    if (statements | length > 1 or missing_paths or settings | select | list)
+                       and adapter.dbt_analyze_run_concurrently is defined
                     else false -%}
   {%- if results is sameas false -%}
     {%- set results = [] -%}
     {%- for sql in statements -%}{%- do results.append(run_query(sql).rows) -%}{%- endfor -%}
   {%- endif -%}
   {{ return(results) }}
+{% endmacro %}
+
+{#- The statistics write: a run's one INSERT. Its shuffles carry little (partial aggregates keyed
+    by partition, states keyed by column), so on session connections it runs without adaptive
+    execution, which makes a job of each of its stages and plans again between them, and with a
+    shuffle partition per core (BENCHMARKS.md, "The write without adaptive execution"). Over
+    Thrift the server's settings hold. -#}
+{% macro _run_statistics_write(sql) %}
+  {%- set cores = adapter.dbt_analyze_parallelism() if adapter.dbt_analyze_parallelism is defined else none -%}
+  {%- do dbt_analyze._run_at_once([sql], settings=[{'spark.sql.adaptive.enabled': 'false',
+                                                     'spark.sql.shuffle.partitions': cores}] if cores else []) -%}
 {% endmacro %}
 
 {% macro _elapsed_ms(since) %}

@@ -94,7 +94,7 @@
   {%- endif -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))'
          ~ (' in the same statement' if to_scan else ''), info=True) }}
-  {%- do run_query(insert_sql) -%}
+  {%- do dbt_analyze._run_statistics_write(insert_sql) -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
   {%- do dbt_analyze._write_event(run, 'succeeded', table, {

@@ -184,6 +184,12 @@ def analyze(dbt, **args) -> DbtResult:
     return dbt("run-operation", "analyze_table", "--args", json.dumps(args))
 
 
+def statements_sent(result: DbtResult, text: str) -> list[str]:
+    """The statements of a dbt command that contain `text`, as logged: dbt logs each one it sends
+    ("On <connection>: ..."), the library each one it runs in a session of its own."""
+    return [m for m in result.messages if text in m and (m.startswith("On ") or "dbt_analyze: running" in m[:60])]
+
+
 def parse_statements(dbt, texts: list[str]) -> list[dict]:
     """The package's ANALYZE parser on each text, in one dbt call: a request or {'error': ...} each."""
     import json

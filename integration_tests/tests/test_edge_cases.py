@@ -243,3 +243,20 @@ def test_timestamp_extremes_merge_as_instants_whatever_the_session_time_zone(spa
     top = rows(spark, """select value, frequency from analytics_stats.column_top_values
                          where table_name = 'instants' and column_name = 't' and partition_spec = ''""")
     assert {r["value"]: r["frequency"] for r in top} == {f"2026-11-01 {time}": 1 for time in ("07:00:00", "08:00:00", "08:30:00", "09:10:00")}
+
+
+def test_the_statistics_write_keeps_its_settings_to_itself_and_reads_fresh_files(spark, dbt):
+    """On a session connection the write runs in a Spark session of its own, without adaptive
+    execution: the main session's settings stay as they were, the write scans the files the main
+    session wrote last, and the main session then reads the rows the write added."""
+    spark.sql("drop table if exists analytics.own_settings")
+    spark.sql("create table analytics.own_settings using parquet as select id from range(10)")
+    adaptive = spark.conf.get("spark.sql.adaptive.enabled")
+    assert analyze(dbt, relation="analytics.own_settings", columns="all").success
+    spark.sql("insert overwrite table analytics.own_settings select id from range(25)")
+    again = analyze(dbt, relation="analytics.own_settings", columns="all")
+    assert again.success, again.error
+    assert "analyzed: 25 rows" in again.log  # the run's own rows, read back by the main session
+    assert table_stats(spark, "analytics.own_settings")[""]["row_count"] == 25
+    assert column_stats(spark, "analytics.own_settings")["id"]["max_value"] == "24"
+    assert spark.conf.get("spark.sql.adaptive.enabled") == adaptive

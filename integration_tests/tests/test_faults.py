@@ -5,7 +5,7 @@ import glob
 import os
 import shutil
 
-from conftest import HOME, analyze, column_stats, rows, table_stats
+from conftest import HOME, analyze, column_stats, rows, statements_sent, table_stats
 
 
 def snapshot(spark, where: str = "true", kinds=("table_statistics", "column_statistics", "column_histograms"), without=()):
@@ -83,10 +83,10 @@ def test_statements_run_at_once_return_their_rows_in_order(spark, dbt):
 
 
 def statistics_writes(result) -> dict[str, int]:
-    """How many statements of a dbt command inserted into each storage table (dbt logs every statement)."""
+    """How many statements of a dbt command inserted into each storage table."""
     found = {}
     for table in ("statistics_history", "analyze_run_events"):
-        found[table] = sum(1 for m in result.messages if f"insert into `analytics_stats`.`{table}`" in m and m.startswith("On "))
+        found[table] = len(statements_sent(result, f"insert into `analytics_stats`.`{table}`"))
     return found
 
 

@@ -6,7 +6,7 @@ import re
 import shutil
 
 import pytest
-from conftest import analyze, column_stats, rows, spark_size_bytes, table_location, table_stats
+from conftest import analyze, column_stats, rows, spark_size_bytes, statements_sent, table_location, table_stats
 
 T = "analytics.visits"
 
@@ -115,7 +115,7 @@ def test_the_merge_reads_the_states_of_current_runs_only(spark, dbt, visits):
     assert "1 of 3 partition(s)" in result.log
     new_run = (set(runs()) - set(before)).pop()
     # the one statement that scans and merges reads the stored states of the full rescan's run only
-    [insert] = [m for m in result.messages if m.startswith("On ") and "insert into `analytics_stats`.`statistics_history`" in m]
+    [insert] = statements_sent(result, "insert into `analytics_stats`.`statistics_history`")
     read = set(re.search(r"s\.run_id in \(([^)]*)\)", insert).group(1).replace("'", "").split(", "))
     assert read == {current[0]["run_id"]} and new_run not in read
     assert_merge_equals_scan(spark, T)

@@ -34,9 +34,8 @@
                          ~ dbt_analyze._table_where_sql(table, 't.')
                          ~ " and t.partition_spec = '' and t.column_name = '' and t.run_id in (" ~ runs | join(', ')
                          ~ ')) as keys' -%}
-      {%- do run_query(dbt_analyze._statistics_insert_sql(plan, again.run_id, [],
-                                                          {'keys_sql': keys_sql, 'run_ids': none},
-                                                          with_sketch_statistics)) -%}
+      {%- do dbt_analyze._run_statistics_write(dbt_analyze._statistics_insert_sql(
+            plan, again.run_id, [], {'keys_sql': keys_sql, 'run_ids': none}, with_sketch_statistics)) -%}
       {%- do dbt_analyze._write_event(again, 'succeeded', table,
                                       {'partitions_scanned': 0,
                                        'notes': 'merged again after concurrent run(s) ' ~ others | join(', ')}) -%}

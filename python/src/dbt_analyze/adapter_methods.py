@@ -15,6 +15,7 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   False elsewhere, and the macros run them one by one. With ``missing_paths`` (file listings), a
   statement that Spark stops at a path that does not exist returns ``{"missing_path": path}``
   instead, on any connection; ``settings`` are Spark SQL settings of each statement, for it alone.
+- ``dbt_analyze_parallelism()``: the session's Spark's default parallelism; None elsewhere.
 - ``dbt_analyze_query_rows(sql)``: runs ``sql``; ``{"rows": [...]}``, or ``{"error": ...}`` with the
   Spark error that stopped it (a probe whose failure is an answer: a table that is not there).
 - ``dbt_analyze_statements()``: how many Spark statements this dbt thread has sent (a run records
@@ -145,11 +146,13 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
     run one by one through dbt's connection, so that the macros can list again without it.
 
     ``settings``, one dict per statement (a file listing's: how Spark lists directories and splits
-    files), hold for that statement alone: a session runs it in a session of its own
-    (``newSession``: the same application, its own settings), so that no other dbt thread's query
-    meanwhile sees them; over Thrift, whose session is the connection's own, they are SET before
-    it and RESET after. Only for statements that read paths, not tables: a session of its own
-    keeps its own file lists of the tables it read, which the main session's writes do not refresh."""
+    files; the statistics write's: how it shuffles), hold for that statement alone: a session runs
+    it in a session of its own (``newSession``: the same application, its own settings), so that
+    no other dbt thread's query meanwhile sees them. Each session caches the tables it read with
+    their file lists, which the other's writes do not refresh: the session of its own forgets them
+    before the statement, the main session after it. Over Thrift, whose session is the
+    connection's own, they are SET before a file listing and RESET after; other statements with
+    settings run there as the server is set (False)."""
     from dbt_analyze.session_submission import is_session
 
     def outcome(run: Any, sql: str) -> Any:
@@ -175,10 +178,16 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
             count_statement()  # in the calling thread, whose run counts them
 
         def run(sql: str, own_settings: dict[str, Any]) -> list[tuple]:
-            logger.debug(f"dbt_analyze: running{at_once}:\n{sql}")
-            return [
-                tuple(row) for row in (_session_with(spark, own_settings) if own_settings else spark).sql(sql).collect()
-            ]
+            with_settings = f" with {json.dumps(own_settings)}" if own_settings else ""
+            logger.debug(f"dbt_analyze: running{at_once}{with_settings}:\n{sql}")
+            if not own_settings:
+                return [tuple(row) for row in spark.sql(sql).collect()]
+            own = _session_with(spark, own_settings)
+            _forget_tables(own)
+            try:
+                return [tuple(row) for row in own.sql(sql).collect()]
+            finally:
+                _forget_tables(spark)
 
         with ThreadPoolExecutor(max_workers=len(statements) or 1, thread_name_prefix="dbt_analyze") as pool:
             results = list(pool.map(lambda sql, own: outcome(lambda text: run(text, own), sql), statements, settings))
@@ -222,6 +231,23 @@ def _session_with(spark: Any, settings: dict[str, Any]) -> Any:
         for name, value in settings.items():
             session.conf.set(name, str(value))
     return session
+
+
+def _forget_tables(spark: Any) -> None:
+    """Drops the session's cached table relations (and their file lists): its next read of a
+    table resolves it and lists its files anew."""
+    spark._jsparkSession.sessionState().catalog().invalidateAllCachedTables()
+
+
+def dbt_analyze_parallelism(adapter: Any) -> int | None:
+    """The session's Spark's default parallelism (its cores, locally); None on other connections."""
+    from dbt_analyze.session_submission import is_session
+
+    if not is_session(adapter):
+        return None
+    from pyspark.sql import SparkSession
+
+    return int(SparkSession.builder.getOrCreate().sparkContext.defaultParallelism)
 
 
 _SPARK_ERROR = re.compile(r"\[[A-Z][A-Z_.]*\][^\n]*")
@@ -370,6 +396,7 @@ METHODS = (
     dbt_analyze_read_text,
     dbt_analyze_estimate_statistics,
     dbt_analyze_run_concurrently,
+    dbt_analyze_parallelism,
     dbt_analyze_query_rows,
     dbt_analyze_statements,
     dbt_analyze_one_at_a_time,
