@@ -1,7 +1,8 @@
 """Merge equals scan: for random data split into random partitions, the table statistics merged
 from partition states equal one exact computation over all rows for the exact statistics, and lie
 within the sketches' bounds for NDV (HLL, lgK 14: 2 sd ~ 1.6%; 3% allowed) and quantiles (KLL k=4000:
-normalized rank error < 0.1%)."""
+normalized rank error < 0.1%). The same data unpartitioned: its rows derived from its one state as it
+is (no aggregate) meet the same bounds."""
 
 import bisect
 
@@ -19,10 +20,12 @@ texts = st.one_of(st.none(), st.text(alphabet="abcdé ✓'\"", max_size=12))
     parts=st.integers(min_value=1, max_value=6),
     seed=st.integers(min_value=0, max_value=1000),
     spread=st.integers(min_value=0, max_value=5000),
+    partitioned=st.booleans(),
 )
 # found by hypothesis: one partition all NULL, the other one value; table quantiles were missing
-@example(data=[(None, None, None), (0, None, None)], parts=3, seed=1, spread=0)
-def test_merged_statistics_equal_one_scan(spark, dbt, data, parts, seed, spread):
+@example(data=[(None, None, None), (0, None, None)], parts=3, seed=1, spread=0, partitioned=True)
+@example(data=[(None, "a", True), (7, None, None), (-3, "b'c", False)], parts=1, seed=2, spread=300, partitioned=False)
+def test_merged_statistics_equal_one_scan(spark, dbt, data, parts, seed, spread, partitioned):
     import random
 
     rng = random.Random(seed)
@@ -30,7 +33,8 @@ def test_merged_statistics_equal_one_scan(spark, dbt, data, parts, seed, spread)
     records = [(v, s, b, rng.randrange(parts)) for v, s, b in data] + [(rng.randrange(10**9), None, None, rng.randrange(parts))
                                                                        for _ in range(spread)]
     spark.sql("drop table if exists analytics.merge_property")
-    spark.sql("create table analytics.merge_property (v bigint, s string, b boolean, p int) using parquet partitioned by (p)")
+    spark.sql("create table analytics.merge_property (v bigint, s string, b boolean, p int) using parquet"
+              + (" partitioned by (p)" if partitioned else ""))
     spark.createDataFrame(records, "v bigint, s string, b boolean, p int").write.insertInto("analytics.merge_property")
     result = analyze(dbt, relation="analytics.merge_property", columns="all")
     assert result.success, result.error

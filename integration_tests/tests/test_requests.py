@@ -43,6 +43,12 @@ def test_statement_forms_rewrite_to_one_scan(dbt, sales):
     assert "where concat(" not in whole  # every partition: no pruning predicate
     for column in ("id", "amount"):
         assert f"count(`{column}`)" in whole and "hll_sketch_agg(" in whole
+    assert "hll_union_agg(" in whole and "kll_merge_agg_double(" in whole  # partitions' states merged
+    # an unpartitioned table's one state is its statistics: no merge aggregate, no states read back
+    flat = dry_run_sql(dbt, statement="analyze table analytics.flat compute statistics for all columns")
+    assert "hll_sketch_agg(" in flat
+    assert not any(merge in flat for merge in ("hll_union_agg(", "kll_merge_agg_double(", "approx_top_k_combine(",
+                                               "group by", " over (", "stored as ("))
 
     partial = dry_run_sql(dbt, statement=f"ANALYZE TABLE {SALES} PARTITION (region='us') COMPUTE STATISTICS FOR COLUMNS amount")
     assert "where concat('region=', " in partial

@@ -7,7 +7,9 @@
     table rows      the table ('') merged from every partition's state: rows, size and file count
                     from today's listing, partition_runs naming the run of each partition's current
                     row; a column's row only when every partition has a state of it
-  An unpartitioned table's one partition is the table: its rows carry its state.
+  An unpartitioned table's one partition is the table: its rows carry its state, and a run that
+  scans it has nothing stored to merge: each row comes from its one state as it is (single), with
+  no aggregate and so no shuffle.
   Column rows hold their quantiles, histogram bins and top values as arrays, read off the merged
   KLL and top-k sketches. Exact statistics add up; NDV is the union of HLL sketches; min/max are
   compared as values of the column's type; the stddev is pooled from per-partition means and M2.
@@ -15,23 +17,28 @@
 {% macro _statistics_insert_sql(plan, run_id, specs, stored, with_sketch_statistics) %}
   {%- set table = plan.table -%}
   {%- set partitioned = table.partition_columns | length > 0 -%}
+  {%- set single = not partitioned and specs | length > 0 -%}
   {%- set state_columns = dbt_analyze._storage_columns('partition_states') -%}
   {%- set names = state_columns | map('first') | list -%}
   {%- set sources = [] -%}
   {%- if specs -%}
     {%- do sources.append('select * from (' ~ dbt_analyze._scan_sql(plan, specs, run_id) ~ ')') -%}
   {%- endif -%}
-  {%- do sources.append('select ' ~ names | join(', ') ~ ' from stored') -%}
+  {%- if not single -%}{%- do sources.append('select ' ~ names | join(', ') ~ ' from stored') -%}{%- endif -%}
   {%- set run = dbt_analyze._quote_literal(run_id) -%}
   {%- set sql -%}
   with this_run as (select * from {{ dbt_analyze._run_numbers_sql(plan) }}),
+  {%- if not single %}
   stored as ({{ dbt_analyze._stored_states_sql(plan, stored) }}),
+  {%- endif %}
   states as ({{ sources | join(' union all ') }}),
   {#- partition_key: a scanned partition's spec, '' for the others' states; the table is the
       grouping set without it. -#}
   prepared as (
     select *, if(sample_rows is null, value_count, value_count * sample_rows / nullif(row_count, 0)) as sample_values,
+           {%- if not single %}
            sum(value_sum) over (partition by column_name) / nullif(sum(value_count) over (partition by column_name), 0) as table_mean,
+           {%- endif %}
            if(run_id = {{ run }}, partition_spec, '') as partition_key
     from states
   ),
@@ -41,7 +48,8 @@
                                     'grouping sets ((partition_key, column_name, data_type), (column_name, data_type))',
                                     "coalesce(partition_key, '')", 'grouping(partition_key)', with_sketch_statistics) }}
     {%- else %}
-    {{ dbt_analyze._merged_rows_sql(plan, 'column_name, data_type', "''", '1', with_sketch_statistics) }}
+    {{ dbt_analyze._merged_rows_sql(plan, none if single else 'column_name, data_type', "''", '1',
+                                    with_sketch_statistics) }}
     {%- endif %}
   ),
   {#- The merged groups beside the run's numbers; a table row also when there is no state at all. -#}
@@ -99,56 +107,71 @@
     the table or partition row (column_name '') and each column's, with the first of each state
     field (a partition's group holds its one state) and, with sketch statistics, the merged
     sketches. The partition-level group of the states not scanned (partition_key '') is not
-    written: its sketches are left unmerged (FILTER). -#}
+    written: its sketches are left unmerged (FILTER). Without group_by, each state is its own
+    group: every aggregate is its argument, and no aggregate is planned. -#}
 {% macro _merged_rows_sql(plan, group_by, spec_sql, is_table, with_sketch_statistics) %}
   {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
   {%- set default_size = dbt_analyze._default_size_sql(data_types) -%}
+  {%- set single = group_by is none -%}
+  {%- set agg = {} -%}
+  {%- for name in ['sum', 'min', 'max', 'first', 'bool_or'] -%}
+    {%- do agg.update({name: '' if single else name}) -%}
+  {%- endfor -%}
   {#- grouping(): a FILTER sees the states' own partition_key, not the one the table's set leaves out. -#}
   {%- set merge = "grouping(partition_key) = 1 or partition_key <> ''" if plan.table.partition_columns else 'true' -%}
+  {%- set ndv = 'hll_sketch_estimate(' ~ ('ndv_sketch' if single
+                                           else 'hll_union_agg(ndv_sketch, true) filter (where ' ~ merge ~ ')') ~ ')' -%}
+  {%- set values = agg.sum ~ '(value_count)' -%}
+  {%- set sample_values = agg.sum ~ '(sample_values)' -%}
+  {%- set singletons = agg.sum ~ '(coalesce(singletons, 0))' -%}
   {%- set firsts = [] -%}
   {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] -%}
-    {%- do firsts.append('first(' ~ column ~ ') as first_' ~ column) -%}
+    {%- do firsts.append(agg.first ~ '(' ~ column ~ ') as first_' ~ column) -%}
   {%- endfor -%}
   {%- set sql -%}
   select {{ spec_sql }} as partition_spec, column_name, data_type, {{ is_table }} as is_table,
-         count(*) as partitions_analyzed,
-         sum(row_count) as row_count, sum(size_bytes) as size_bytes, sum(file_count) as file_count,
-         max(collected_at) as state_collected_at,
-         coalesce(bool_or(sample_rows is not null), false) as sampled,
-         map_from_entries(collect_list(struct(partition_spec, run_id)) filter (where column_name = '')) as partition_runs,
+         {{ '1' if single else 'count(*)' }} as partitions_analyzed,
+         {{ agg.sum }}(row_count) as row_count, {{ agg.sum }}(size_bytes) as size_bytes, {{ agg.sum }}(file_count) as file_count,
+         {{ agg.max }}(collected_at) as state_collected_at,
+         coalesce({{ agg.bool_or }}(sample_rows is not null), false) as sampled,
+         {{ "if(column_name = '', map(partition_spec, run_id), null)" if single
+            else "map_from_entries(collect_list(struct(partition_spec, run_id)) filter (where column_name = ''))" }} as partition_runs,
          {{ firsts | join(', ') }},
-         sum(row_count) - sum(value_count) as null_count,
+         {{ agg.sum }}(row_count) - {{ values }} as null_count,
          {#- Sampled states: Haas and Stokes' Duj1, D = n d / (n - f1 + f1 n / N), from the sample's
              non-null rows n, its distinct values d (HLL) and singletons f1, and the rows N it stands for. -#}
-         case when count(ndv_sketch) = 0 then null
-              when max(sample_rows) is null then least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true) filter (where {{ merge }})), sum(value_count))
+         case when {{ 'ndv_sketch is null' if single else 'count(ndv_sketch) = 0' }} then null
+              when {{ agg.max }}(sample_rows) is null then least({{ ndv }}, {{ values }})
               else cast(round(least(greatest(
-                sum(sample_values) * hll_sketch_estimate(hll_union_agg(ndv_sketch, true) filter (where {{ merge }}))
-                / nullif(sum(sample_values) - sum(coalesce(singletons, 0)) + sum(coalesce(singletons, 0)) * sum(sample_values) / nullif(sum(value_count), 0), 0),
-                hll_sketch_estimate(hll_union_agg(ndv_sketch, true) filter (where {{ merge }}))), sum(value_count))) as bigint) end as distinct_count,
-         {{ dbt_analyze._typed_extreme_sql('min', 'min_value', data_types) }} as min_value,
-         {{ dbt_analyze._typed_extreme_sql('max', 'max_value', data_types) }} as max_value,
-         coalesce(sum(len_sum) / nullif(sum(value_count), 0), {{ default_size }}) as avg_len,
-         coalesce(max(len_max), {{ default_size }}) as max_len,
-         sum(true_count) as true_count_merged, sum(false_count) as false_count_merged,
-         sum(value_sum) / nullif(sum(value_count), 0) as mean,
+                {{ sample_values }} * {{ ndv }}
+                / nullif({{ sample_values }} - {{ singletons }} + {{ singletons }} * {{ sample_values }} / nullif({{ values }}, 0), 0),
+                {{ ndv }}), {{ values }})) as bigint) end as distinct_count,
+         {{ dbt_analyze._typed_extreme_sql(agg.min, 'min_value', data_types) }} as min_value,
+         {{ dbt_analyze._typed_extreme_sql(agg.max, 'max_value', data_types) }} as max_value,
+         coalesce({{ agg.sum }}(len_sum) / nullif({{ values }}, 0), {{ default_size }}) as avg_len,
+         coalesce({{ agg.max }}(len_max), {{ default_size }}) as max_len,
+         {{ agg.sum }}(true_count) as true_count_merged, {{ agg.sum }}(false_count) as false_count_merged,
+         {{ agg.sum }}(value_sum) / nullif({{ values }}, 0) as mean,
          {#- greatest() skips NULLs: keep NULL for columns without values. -#}
-         if(sum(value_m2) is null, null,
-            sqrt(greatest(sum(value_m2) + if({{ is_table }} = 1, sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2)), 0), 0)
-                 / nullif(sum(value_count) - 1, 0))) as stddev
+         if({{ agg.sum }}(value_m2) is null, null,
+            sqrt(greatest({{ agg.sum }}(value_m2)
+                          {%- if not single %} + if({{ is_table }} = 1, sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2)), 0){% endif %}, 0)
+                 / nullif({{ values }} - 1, 0))) as stddev
          {%- if with_sketch_statistics %},
-         kll_merge_agg_double(quantile_sketch) filter (where {{ merge }}) as kll, sum(value_count) as n,
-         least(hll_sketch_estimate(hll_union_agg(ndv_sketch, true) filter (where {{ merge }})), sum(value_count)) as ndv,
+         {{ 'quantile_sketch' if single else 'kll_merge_agg_double(quantile_sketch) filter (where ' ~ merge ~ ')' }} as kll,
+         {{ values }} as n, least({{ ndv }}, {{ values }}) as ndv,
          {#- The sketch counts NULL as an item; a column without top values has no sketch to combine. -#}
-         if(count(top_values_sketch) > 0,
+         if({{ 'top_values_sketch is not null' if single else 'count(top_values_sketch) > 0' }},
             {{ dbt_analyze._top_values_sql(data_types, dbt_analyze._var('dbt_analyze_top_k_tracked') | int,
                                            [dbt_analyze._var('dbt_analyze_top_k') | int,
                                             dbt_analyze._var('dbt_analyze_most_common_values') | int] | max + 1,
-                                           merge) }},
+                                           merge, single) }},
             null) as top
          {%- endif %}
   from prepared
+  {%- if not single %}
   group by {{ group_by }}
+  {%- endif %}
   {%- endset -%}
   {{ return(sql) }}
 {% endmacro %}
@@ -342,7 +365,7 @@
             ~ ' as this_run(partition_count, listed_size_bytes, listed_file_count, now)') }}
 {% endmacro %}
 
-{#- SQL of a string-rendered value of data_type merged with agg (min or max), typed per type. -#}
+{#- SQL of a string-rendered value of data_type merged with agg (min or max; '' for one state), typed per type. -#}
 {% macro _typed_extreme_sql(agg, field, data_types) %}
   {%- set branches = [] -%}
   {%- for data_type in data_types | unique -%}

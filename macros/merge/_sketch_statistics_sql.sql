@@ -50,20 +50,17 @@
     under it merge into one), a number's, date's or timestamp's as the column's type. States taken
     before the sketch took those as they are hold text items: they are left out of the merge (as a
     basic state's missing sketch is), and their partitions are rescanned by the next run (_partition_status). -#}
-{% macro _top_values_sql(data_types, tracked, k, merge='true') %}
-  {#- A NULL sketch fails the combine (Spark 4.3): FILTER skips them. -#}
-  {%- set merged = 'approx_top_k_estimate(approx_top_k_combine(top_values_sketch, ' ~ tracked
-                   ~ ') filter (where top_values_sketch is not null and (' ~ merge ~ ')), ' ~ k ~ ')' -%}
+{% macro _top_values_sql(data_types, tracked, k, merge='true', single=false) %}
+  {%- set merged = dbt_analyze._combined_top_k_sql('top_values_sketch', '(' ~ merge ~ ')', tracked, k, single) -%}
   {%- set branches = [] -%}
   {%- for data_type in data_types | unique -%}
     {%- set category = dbt_analyze._type_category(data_type) -%}
     {%- set native = category in dbt_analyze._native_top_k_categories() -%}
     {%- if dbt_analyze._collation(data_type) or native -%}
-      {%- set estimate = 'approx_top_k_estimate(approx_top_k_combine(cast(top_values_sketch as '
-                         ~ dbt_analyze._top_values_sketch_type(data_type) ~ '), '
-                         ~ tracked ~ ') filter (where top_values_sketch is not null and '
-                         ~ ('not ' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' and ' if native else '')
-                         ~ '(' ~ merge ~ ')), ' ~ k ~ ')' -%}
+      {%- set estimate = dbt_analyze._combined_top_k_sql(
+            'cast(top_values_sketch as ' ~ dbt_analyze._top_values_sketch_type(data_type) ~ ')',
+            ('not ' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' and ' if native else '') ~ '(' ~ merge ~ ')',
+            tracked, k, single) -%}
       {%- set as_text = ("transform(" ~ estimate ~ ", v -> named_struct('item', "
                          ~ dbt_analyze._timestamp_state_sql('v.item') ~ ", 'count', v.count))")
                         if category == 'timestamp'
@@ -72,6 +69,15 @@
     {%- endif -%}
   {%- endfor -%}
   {{ return('case data_type ' ~ branches | join(' ') ~ ' else ' ~ merged ~ ' end' if branches else merged) }}
+{% endmacro %}
+
+{#- The k most common items of the top-k sketches where `condition` holds; of one state (single),
+    its own sketch's, which a run's scan took with typed items. A NULL sketch fails the combine
+    (Spark 4.3): FILTER skips them. -#}
+{% macro _combined_top_k_sql(sketch, condition, tracked, k, single) %}
+  {%- if single -%}{{ return('approx_top_k_estimate(' ~ sketch ~ ', ' ~ k ~ ')') }}{%- endif -%}
+  {{ return('approx_top_k_estimate(approx_top_k_combine(' ~ sketch ~ ', ' ~ tracked
+            ~ ') filter (where top_values_sketch is not null and ' ~ condition ~ '), ' ~ k ~ ')') }}
 {% endmacro %}
 
 {#- Whether a stored top-k sketch (a state's struct) holds its items as text. -#}

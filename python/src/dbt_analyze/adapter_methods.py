@@ -150,7 +150,7 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
     it in a session of its own (``newSession``: the same application, its own settings), so that
     no other dbt thread's query meanwhile sees them. Each session caches the tables it read with
     their file lists, which the other's writes do not refresh: the session of its own forgets them
-    before the statement, the main session after it. Over Thrift, whose session is the
+    before the statement, the main session after it (but for a file listing). Over Thrift, whose session is the
     connection's own, they are SET before a file listing and RESET after; other statements with
     settings run there as the server is set (False)."""
     from dbt_analyze.session_submission import is_session
@@ -187,7 +187,8 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
             try:
                 return [tuple(row) for row in own.sql(sql).collect()]
             finally:
-                _forget_tables(spark)
+                if not missing_paths:  # a file listing reads paths, and writes nothing
+                    _forget_tables(spark)
 
         with ThreadPoolExecutor(max_workers=len(statements) or 1, thread_name_prefix="dbt_analyze") as pool:
             results = list(pool.map(lambda sql, own: outcome(lambda text: run(text, own), sql), statements, settings))
