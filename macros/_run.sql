@@ -16,9 +16,10 @@
 {#-
   One run: request → plan → rewrite → scan → states → merge → tables, shared by the run-operation
   (analyze_table) and the post-hook (analyze). Returns a summary dict. Its statements: the
-  storage's properties, the table's describe (and partitions), the listing and the current states
-  (at once), a `started` event, one INSERT that scans, merges and writes every statistic, a
-  `succeeded` event and a check for concurrent runs.
+  storage's properties, the table's describe (and partitions); the listing, the current states
+  with the runs that have succeeded so far, and a `started` event (at once); one INSERT that scans,
+  merges and writes every statistic; a `succeeded` event and the check for runs that succeeded
+  meanwhile.
 -#}
 {% macro _run_analyze(args) %}
   {%- set run = dbt_analyze._new_run(args) -%}
@@ -30,10 +31,11 @@
   {%- set plan = dbt_analyze._plan_target(request, run) -%}
   {%- set table = plan.table -%}
   {%- set name = table.schema ~ '.' ~ table.identifier -%}
-  {#- Written before the states are read: runs of this table that succeed after it are not in this
-      run's merge (see _merge_again_after_concurrent_runs). -#}
-  {%- if not run.dry_run -%}{%- do dbt_analyze._write_event(run, 'started', table) -%}{%- endif -%}
-  {%- set states = dbt_analyze._read_listings_and_states([plan], run)[0] -%}
+  {#- The runs that have succeeded so far are those this run's merge can count (see
+      _merge_again_after_concurrent_runs): its `started` event need not come first. -#}
+  {%- set read = dbt_analyze._read_listings_states_and([plan], run, [] if run.dry_run
+                                                        else [dbt_analyze._event_sql(run, 'started', table)]) -%}
+  {%- set states = read.states[0] -%}
   {%- set schema_changes = dbt_analyze._schema_changes(plan, states) -%}
   {%- for change in schema_changes -%}{{ log('dbt_analyze: ' ~ name ~ ': ' ~ change, info=True) }}{%- endfor -%}
   {%- set choice = dbt_analyze._choose_scan(plan, states, request) -%}
@@ -102,7 +104,7 @@
         'bytes_scanned': 'm.bytes', 'sketch_bytes': 'm.sketch_bytes', 'plan_ms': plan_ms, 'scan_ms': scan_ms,
         'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none},
         from_sql=dbt_analyze._own_states_sql(table, run.run_id)) -%}
-  {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run,
+  {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run, read.succeeded[0],
                                                                   plan.scan_columns and request.sketches == 'full') -%}
   {%- set own = merged.own -%}
   {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ own[0] ~ ' rows (' ~ own[1] ~ ' bytes) scanned in '

@@ -255,6 +255,23 @@ def test_a_connection_reads_what_other_connections_wrote_since_it_last_read(thri
     assert_consistent(printed_statistics(output)[0], 370)
 
 
+def test_a_run_merges_again_what_another_run_wrote_during_its_scan(thrift_port):
+    """Two runs of one table's partitions at once: one reads the states, and the other writes a
+    partition's new state before the first one writes. The first run's check after its write finds
+    the other's table rows, which its merge did not count, and merges the table again. The run is
+    held before its write: with --debug, dbt logs the write's SQL (more than a pipe holds) before it
+    sends it."""
+    table = "analytics.merged_again"
+    meanwhile = analyzed_in_three_partitions(thrift_port, table)
+    code, output = steps(thrift_port, {"sql": f"insert into {table} partition (p = 1) select 8 from range(20)"},
+                         {"analyze_table": {"relation": table, "partition": {"p": 1}, "columns": "all"}},
+                         {"current": {"schema": "analytics", "table": "merged_again"}},
+                         options=("--debug",), pause_on=f"dbt_analyze: merging {table}", while_paused=meanwhile)
+    assert code == 0, output[-3000:]
+    assert "finished during the merge of" in output and "merging again" in output, output[-3000:]
+    assert_consistent(printed_statistics(output)[0], 370)
+
+
 def test_a_dry_run_plans_from_what_other_connections_wrote_since_it_last_read(thrift_port):
     """A dry run creates no storage, so it refreshes the tables it reads itself: here it finds
     partition 2, changed and analyzed by another process meanwhile, fresh (stale file lists of the

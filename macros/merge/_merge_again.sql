@@ -1,21 +1,18 @@
 {#- Runs of one table at the same time (say, on different partitions) each merge the states they
-    can see; a run that succeeded after this one started made this run's table rows miss its
-    states. Then the table is merged again, as a run of its own, from the partitions that this
+    can see; a run that succeeded after this one read its states made this run's table rows miss
+    its states. Then the table is merged again, as a run of its own, from the partitions that this
     run's and those runs' table rows map (the newest state of each), until no other run succeeded
-    meanwhile, so the last table rows always count every succeeded state. The first check also
-    reads what the run itself stored, from its `succeeded` event. Returns {run_id: the run of the
-    last table rows, own: [rows, bytes, sketch_bytes]}. -#}
-{% macro _merge_again_after_concurrent_runs(plan, run, with_sketch_statistics) %}
+    meanwhile, so the last table rows always count every succeeded state. `seen`: the runs that had
+    succeeded when this run read its states. The first check also reads what the run itself
+    stored, from its `succeeded` event. Returns {run_id: the run of the last table rows, own:
+    [rows, bytes, sketch_bytes]}. -#}
+{% macro _merge_again_after_concurrent_runs(plan, run, seen, with_sketch_statistics) %}
   {%- set table = plan.table -%}
-  {%- set st = namespace(run_id=run.run_id, done=false, own=none) -%}
+  {%- set st = namespace(run_id=run.run_id, done=false, own=none, seen=seen + [run.run_id]) -%}
   {%- for attempt in range(5) if not st.done -%}
-    {#- One read of the table's events: the runs that succeeded since this one's `started` mark (a
-        window, not a scalar subquery: Spark writes a scalar subquery's result, a timestamp here,
-        into the code it generates, compiled anew every run: see _run_numbers_sql), and what the
-        run itself stored, as its `succeeded` event counted it. -#}
-    {%- set found = run_query(dbt_analyze._concurrent_runs_sql(table, st.run_id, run.run_id))[0] -%}
+    {%- set found = run_query(dbt_analyze._concurrent_runs_sql(table, run))[0] -%}
     {%- if st.own is none -%}{%- set st.own = [found[1] | int, found[2] | int, found[3] | int] -%}{%- endif -%}
-    {%- set others = found[0].split(',') if found[0] else [] -%}
+    {%- set others = (found[0] or '').split(',') | select | reject('in', st.seen) | list -%}
     {%- if not others -%}
       {%- set st.done = true -%}
     {%- else -%}
@@ -39,9 +36,9 @@
       {%- do dbt_analyze._write_event(again, 'succeeded', table,
                                       {'partitions_scanned': 0,
                                        'notes': 'merged again after concurrent run(s) ' ~ others | join(', ')}) -%}
+      {%- set st.seen = st.seen + others + [again.run_id] -%}
       {%- set st.run_id = again.run_id -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return({'run_id': st.run_id, 'own': st.own}) }}
 {% endmacro %}
-

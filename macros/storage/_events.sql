@@ -1,7 +1,12 @@
-{#- Writes one event of a run into analyze_run_events. metrics: {column: value}, numbers as SQL
-    (so with from_sql, a query of one row, they may be its columns: m.<name>); the run's statement
-    count goes into every event that ends a run. -#}
+{#- Writes one event of a run into analyze_run_events (see _event_sql). -#}
 {% macro _write_event(run, event, table=none, metrics={}, from_sql=none) %}
+  {%- do run_query(dbt_analyze._event_sql(run, event, table, metrics, from_sql)) -%}
+{% endmacro %}
+
+{#- The INSERT of one event of a run into analyze_run_events. metrics: {column: value}, numbers as
+    SQL (so with from_sql, a query of one row, they may be its columns: m.<name>); the run's
+    statement count goes into every event that ends a run. -#}
+{% macro _event_sql(run, event, table=none, metrics={}, from_sql=none) %}
   {%- set values = [] -%}
   {%- set sent = dbt_analyze._statements_sent() if event != 'started' else none -%}
   {%- for column, type in dbt_analyze._storage_columns('analyze_run_events') -%}
@@ -39,12 +44,10 @@
         {%- do literals.append(value) -%}
       {%- endif -%}
     {%- endfor -%}
-    {%- do run_query('insert into ' ~ events ~ ' select ' ~ selected | join(', ') ~ ' from (' ~ from_sql
-                     ~ ') m cross join (values ('
-                     ~ literals | join(', ') ~ ')) as e(' ~ names | join(', ') ~ ')') -%}
-  {%- else -%}
-    {%- do run_query('insert into ' ~ events ~ ' values (' ~ values | join(', ') ~ ')') -%}
+    {{ return('insert into ' ~ events ~ ' select ' ~ selected | join(', ') ~ ' from (' ~ from_sql
+              ~ ') m cross join (values (' ~ literals | join(', ') ~ ')) as e(' ~ names | join(', ') ~ ')') }}
   {%- endif -%}
+  {{ return('insert into ' ~ events ~ ' values (' ~ values | join(', ') ~ ')') }}
 {% endmacro %}
 
 {#- What a run itself stored, as one row (rows, bytes, sketch_bytes): its partitions' states. -#}
@@ -56,21 +59,29 @@
             ~ ' and run_id = ' ~ dbt_analyze._quote_literal(run_id) ~ ' and state_collected_at is not null') }}
 {% endmacro %}
 
-{#- The check for concurrent runs as one row: others (the runs of the table that succeeded since
-    run_id's `started` event, comma-separated), and rows, bytes and sketch_bytes of own_run_id's
-    `succeeded` event. -#}
-{% macro _concurrent_runs_sql(table, run_id, own_run_id) %}
-  {%- set run = dbt_analyze._quote_literal(run_id) -%}
-  {%- set own = dbt_analyze._quote_literal(own_run_id) -%}
+{#- The check for concurrent runs as one row: others (the runs of the table that have succeeded,
+    comma-separated, of those that started at most a day before `run`: _succeeded_runs_sql), and
+    rows, bytes and sketch_bytes of run's own `succeeded` event. -#}
+{% macro _concurrent_runs_sql(table, run) %}
+  {%- set own = dbt_analyze._quote_literal(run.run_id) -%}
   {%- set measures = [] -%}
   {%- for name, column in [('rows', 'rows_scanned'), ('bytes', 'bytes_scanned'),
                            ('sketch_bytes', 'sketch_bytes')] -%}
-    {%- do measures.append('coalesce(max(if(run_id = ' ~ own ~ " and event = 'succeeded', " ~ column
-                           ~ ', null)), 0) as ' ~ name) -%}
+    {%- do measures.append('coalesce(max(if(run_id = ' ~ own ~ ', ' ~ column ~ ', null)), 0) as ' ~ name) -%}
   {%- endfor -%}
-  {{ return("select concat_ws(',', collect_list(if(event = 'succeeded' and run_id <> " ~ run
-            ~ ' and event_at >= mark, run_id, null))) as others, ' ~ measures | join(', ')
-            ~ ' from (select *, max(if(run_id = ' ~ run ~ " and event = 'started', event_at, null)) over () as mark"
-            ~ ' from ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' where '
-            ~ dbt_analyze._table_where_sql(table) ~ ')') }}
+  {{ return("select concat_ws(',', collect_list(run_id)) as others, " ~ measures | join(', ')
+            ~ ' from ' ~ dbt_analyze._succeeded_runs_sql([table], run)) }}
+{% endmacro %}
+
+{#- The `succeeded` events of tables' runs that started at most a day before `run` (a run's id
+    begins with its start): a relation. A run reads them before its scan (what its merge counts)
+    and after its `succeeded` event (what succeeded meanwhile, and so is missing from its merge);
+    of two runs at once, the later to check finds the other. A run of the table that started
+    earlier and succeeded in between is one that ran for more than a day. -#}
+{% macro _succeeded_runs_sql(tables, run) %}
+  {%- set filters = [] -%}
+  {%- for table in tables -%}{%- do filters.append('(' ~ dbt_analyze._table_where_sql(table) ~ ')') -%}{%- endfor -%}
+  {{ return(dbt_analyze._storage_relation('analyze_run_events') ~ " where event = 'succeeded' and ("
+            ~ filters | join(' or ') ~ ') and run_id >= '
+            ~ dbt_analyze._quote_literal((run.started - modules.datetime.timedelta(days=1)).strftime('%Y%m%dT%H%M%S%f'))) }}
 {% endmacro %}

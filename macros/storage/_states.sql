@@ -8,8 +8,10 @@
   {{ return(dbt_analyze._read_listings_states_and(plans, run, []).states) }}
 {% endmacro %}
 
-{#- _read_listings_and_states with other queries of the statistics storage at the same time:
-    {states, others: each query's rows, or none when there is no storage to read}. -#}
+{#- _read_listings_and_states with other statements of the statistics storage at the same time
+    (reads, or an event's INSERT): {states, succeeded: per table, the runs that have succeeded
+    (_succeeded_runs_sql), others: each statement's rows, or none when there is no storage to
+    read}. -#}
 {% macro _read_listings_states_and(plans, run, others) %}
   {%- set tables = plans | map(attribute='table') | list -%}
   {%- set states_sql = dbt_analyze._current_states_read_sql(tables, run) -%}
@@ -18,12 +20,16 @@
   {%- set listings = dbt_analyze._parse_listings(tables, results[0]) -%}
   {%- do dbt_analyze._fit_listings_to_partitions(tables, plans | map(attribute='all_partitions') | list, listings) -%}
   {%- for listing in listings -%}{%- do plans[loop.index0].update({'listing': listing}) -%}{%- endfor -%}
-  {{ return({'states': dbt_analyze._parse_current_states(tables, results[1] if states_sql else []),
+  {%- set rows = results[1] if states_sql else [] -%}
+  {{ return({'states': dbt_analyze._parse_current_states(tables, rows | selectattr(2, 'ne', none) | list),
+             'succeeded': dbt_analyze._parse_succeeded_runs(tables, rows | selectattr(2, 'none') | list),
              'others': results[2:] if states_sql else none}) }}
 {% endmacro %}
 
 {#- The query of the current states of tables: the partitions that each table's latest succeeded
-    run maps (partition_runs), at the run that holds each one's row; none when there is nothing to read. -#}
+    run maps (partition_runs), at the run that holds each one's row; and a row per table whose
+    partition_spec is null and run_id the runs that have succeeded (_succeeded_runs_sql). None
+    when there is nothing to read. -#}
 {% macro _current_states_read_sql(tables, run) %}
   {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it, and
       refreshed it: _refresh_storage; a dry run refreshes what it reads here). -#}
@@ -66,8 +72,22 @@
   left semi join {{ latest }} l on s.run_id = l.run_id and s.table_schema = l.table_schema and s.table_name = l.table_name
   {%- endif %}
   where ({{ state_filters | join(' or ') }}) and s.state_collected_at is not null
+  union all
+  select table_schema, table_name, null, null, null, null, null, null, null, null,
+         concat_ws(',', collect_list(run_id)), null
+  from {{ dbt_analyze._succeeded_runs_sql(tables, run) }}
+  group by 1, 2
   {%- endset -%}
   {{ return(sql) }}
+{% endmacro %}
+
+{#- The runs that have succeeded, from each table's row of the states read: a list per table, in the tables' order. -#}
+{% macro _parse_succeeded_runs(tables, rows) %}
+  {%- set found = {} -%}
+  {%- for row in rows -%}{%- do found.update({tojson([row[0], row[1]]): row[10].split(',') | select | list}) -%}{%- endfor -%}
+  {%- set succeeded = [] -%}
+  {%- for table in tables -%}{%- do succeeded.append(found.get(tojson([table.schema, table.identifier]), [])) -%}{%- endfor -%}
+  {{ return(succeeded) }}
 {% endmacro %}
 
 {#- The states' rows as one dict per table (see _read_listings_and_states). -#}
