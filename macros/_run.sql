@@ -34,7 +34,8 @@
   {#- The runs that have succeeded so far are those this run's merge can count (see
       _merge_again_after_concurrent_runs): its `started` event need not come first. -#}
   {%- set read = dbt_analyze._read_listings_states_and([plan], run, [] if run.dry_run
-                                                        else [dbt_analyze._event_sql(run, 'started', table)]) -%}
+                                                        else [dbt_analyze._event_sql(run, 'started', table)],
+                                                        with_succeeded=true) -%}
   {%- set states = read.states[0] -%}
   {%- set schema_changes = dbt_analyze._schema_changes(plan, states) -%}
   {%- for change in schema_changes -%}{{ log('dbt_analyze: ' ~ name ~ ': ' ~ change, info=True) }}{%- endfor -%}

@@ -9,12 +9,12 @@
 {% endmacro %}
 
 {#- _read_listings_and_states with other statements of the statistics storage at the same time
-    (reads, or an event's INSERT): {states, succeeded: per table, the runs that have succeeded
-    (_succeeded_runs_sql), others: each statement's rows, or none when there is no storage to
-    read}. -#}
-{% macro _read_listings_states_and(plans, run, others) %}
+    (reads, or an event's INSERT): {states, succeeded: with_succeeded, per table, the runs that
+    have succeeded (_succeeded_runs_sql), others: each statement's rows, or none when there is no
+    storage to read}. -#}
+{% macro _read_listings_states_and(plans, run, others, with_succeeded=false) %}
   {%- set tables = plans | map(attribute='table') | list -%}
-  {%- set states_sql = dbt_analyze._current_states_read_sql(tables, run) -%}
+  {%- set states_sql = dbt_analyze._current_states_read_sql(tables, run, with_succeeded) -%}
   {%- set results = dbt_analyze._run_listing(dbt_analyze._listing_branches(tables),
                                              [states_sql] + others if states_sql else []) -%}
   {%- set listings = dbt_analyze._parse_listings(tables, results[0]) -%}
@@ -27,10 +27,10 @@
 {% endmacro %}
 
 {#- The query of the current states of tables: the partitions that each table's latest succeeded
-    run maps (partition_runs), at the run that holds each one's row; and a row per table whose
-    partition_spec is null and run_id the runs that have succeeded (_succeeded_runs_sql). None
-    when there is nothing to read. -#}
-{% macro _current_states_read_sql(tables, run) %}
+    run maps (partition_runs), at the run that holds each one's row; with_succeeded, also a row
+    per table whose partition_spec is null and run_id the runs that have succeeded
+    (_succeeded_runs_sql). None when there is nothing to read. -#}
+{% macro _current_states_read_sql(tables, run, with_succeeded=false) %}
   {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it, and
       refreshed it: _refresh_storage; a dry run refreshes what it reads here). -#}
   {%- if not tables or (run.dry_run
@@ -72,11 +72,13 @@
   left semi join {{ latest }} l on s.run_id = l.run_id and s.table_schema = l.table_schema and s.table_name = l.table_name
   {%- endif %}
   where ({{ state_filters | join(' or ') }}) and s.state_collected_at is not null
+  {%- if with_succeeded %}
   union all
   select table_schema, table_name, null, null, null, null, null, null, null, null,
          concat_ws(',', collect_list(run_id)), null
   from {{ dbt_analyze._succeeded_runs_sql(tables, run) }}
   group by 1, 2
+  {%- endif %}
   {%- endset -%}
   {{ return(sql) }}
 {% endmacro %}
