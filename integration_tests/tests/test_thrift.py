@@ -256,11 +256,11 @@ def test_a_connection_reads_what_other_connections_wrote_since_it_last_read(thri
 
 
 def test_a_run_merges_again_what_another_run_wrote_during_its_scan(thrift_port):
-    """Two runs of one table's partitions at once: one reads the states, and the other writes a
-    partition's new state before the first one writes. The first run's check after its write finds
-    the other's table rows, which its merge did not count, and merges the table again. The run is
-    held before its write: with --debug, dbt logs the write's SQL (more than a pipe holds) before it
-    sends it."""
+    """Two runs of one table's partitions at once: one reads the states, and the other analyzes
+    another partition and succeeds before the first one writes. The first run's check after its
+    `succeeded` event finds the other run, which its states read did not see, and merges the table
+    again. The run is held before its write: with --debug, dbt logs the write's SQL (more than a
+    pipe holds) before it sends it."""
     table = "analytics.merged_again"
     meanwhile = analyzed_in_three_partitions(thrift_port, table)
     code, output = steps(thrift_port, {"sql": f"insert into {table} partition (p = 1) select 8 from range(20)"},
