@@ -53,13 +53,16 @@
   {%- if request.sample and to_scan and not run.dry_run -%}
     {%- do plan.update(dbt_analyze._plan_sample(plan, to_scan, request.sample)) -%}
   {%- endif -%}
-  {%- set stored = {} -%}
+  {#- The stored states to merge: those of the partitions the latest run maps, less the scanned and
+      the dropped ones, read by the runs that hold them. -#}
+  {%- set stored_runs = [] -%}
   {%- for spec, state in states.items() if spec in plan.all_partitions and spec not in to_scan -%}
-    {%- do stored.update({spec: state.run_id}) -%}
+    {%- do stored_runs.append(state.run_id) -%}
   {%- endfor -%}
-  {%- set insert_sql = dbt_analyze._statistics_insert_sql(plan, run.run_id, to_scan,
-                                                          {'keys_sql': dbt_analyze._state_keys_sql(stored),
-                                                           'run_ids': stored.values() | list},
+  {%- set stored = {'keys_sql': dbt_analyze._mapped_states_keys_sql(table, [read.latest[0]], to_scan + choice.dropped)
+                                if stored_runs else none,
+                    'run_ids': stored_runs | unique | list, 'keys_in_plan': true} -%}
+  {%- set insert_sql = dbt_analyze._statistics_insert_sql(plan, run.run_id, to_scan, stored,
                                                           plan.scan_columns and request.sketches == 'full') -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': choice.skipped,
                      'dropped': choice.dropped,

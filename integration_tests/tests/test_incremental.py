@@ -102,7 +102,8 @@ def test_full_rescans_everything(spark, dbt, visits):
 
 def test_the_merge_reads_the_states_of_current_runs_only(spark, dbt, visits):
     """A merge reads the states it merges, not the table's history: after the full rescan, the
-    earlier runs' states are all replaced, and an incremental run reads the full run's and its own."""
+    earlier runs' states are all replaced, and an incremental run reads the full run's and its own.
+    Its SQL names the partition it scans, not those it keeps (their runs' table row maps them)."""
     runs = lambda: [r["run_id"] for r in rows(spark, "select distinct run_id from analytics_stats.partition_states where table_name = 'visits'")]
     current = rows(spark, """select max_by(run_id, collected_at) as run_id from analytics_stats.partition_states
                              where table_name = 'visits' and partition_spec <> 'day=7' group by partition_spec""")
@@ -118,6 +119,12 @@ def test_the_merge_reads_the_states_of_current_runs_only(spark, dbt, visits):
     [insert] = statements_sent(result, "insert into `analytics_stats`.`statistics_history`")
     read = set(re.search(r"s\.run_id in \(([^)]*)\)", insert).group(1).replace("'", "").split(", "))
     assert read == {current[0]["run_id"]} and new_run not in read
+    latest = rows(spark, "select partition_spec, max_by(run_id, collected_at) as run_id from analytics_stats.partition_states"
+                         " where table_name = 'visits' group by partition_spec")
+    scanned = {r["partition_spec"] for r in latest if r["run_id"] == new_run}
+    kept = {r["partition"] for r in rows(spark, f"show partitions {T}")} - scanned
+    assert len(scanned) == 1 and len(kept) == 2
+    assert all(f"'{spec}'" in insert for spec in scanned) and not any(f"'{spec}'" in insert for spec in kept)
     assert_merge_equals_scan(spark, T)
 
 

@@ -23,14 +23,7 @@
       {%- do dbt_analyze._write_event(again, 'started', table) -%}
       {#- This connection may keep the tables as it first read them, without the other runs' rows (Thrift). -#}
       {%- do dbt_analyze._refresh_storage(['statistics_history', 'analyze_run_events']) -%}
-      {%- set runs = [] -%}
-      {%- for id in [st.run_id] + others -%}{%- do runs.append(dbt_analyze._quote_literal(id)) -%}{%- endfor -%}
-      {%- set keys_sql = '(select p.partition_spec, p.run_id from '
-                         ~ dbt_analyze._storage_relation('statistics_history') ~ ' t'
-                         ~ ' lateral view explode(t.partition_runs) p as partition_spec, run_id where '
-                         ~ dbt_analyze._table_where_sql(table, 't.')
-                         ~ " and t.partition_spec = '' and t.column_name = '' and t.run_id in (" ~ runs | join(', ')
-                         ~ ')) as keys' -%}
+      {%- set keys_sql = dbt_analyze._mapped_states_keys_sql(table, [st.run_id] + others) -%}
       {%- do dbt_analyze._run_statistics_write(dbt_analyze._statistics_insert_sql(
             plan, again.run_id, [], {'keys_sql': keys_sql, 'run_ids': none}, with_sketch_statistics)) -%}
       {%- do dbt_analyze._write_event(again, 'succeeded', table,

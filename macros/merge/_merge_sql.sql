@@ -61,15 +61,17 @@
 
 {#- The current states the merge takes besides this run's scan, in the columns of partition_states:
     the newest state of each partition and column in stored.keys_sql (a relation of partition_spec
-    and run_id), of partitions that exist now and columns whose type is unchanged. With run_ids,
-    only the files of those runs are read (Parquet skips the rest of the table's history). -#}
+    and run_id: _mapped_states_keys_sql), of columns whose type is unchanged and, unless
+    stored.keys_in_plan (the keys leave out the partitions dropped since), of partitions that
+    exist now. With run_ids, only the files of those runs are read (Parquet skips the rest of the
+    table's history). -#}
 {% macro _stored_states_sql(plan, stored) %}
   {%- set column_filters = ["s.column_name = ''"] -%}
   {%- for column in plan.table.data_columns -%}
     {%- do column_filters.append('(s.column_name = ' ~ dbt_analyze._quote_literal(column.name) ~ ' and s.data_type = '
                                  ~ dbt_analyze._quote_literal(column.data_type) ~ ')') -%}
   {%- endfor -%}
-  {%- set partitions = dbt_analyze._quote_literals(plan.all_partitions) -%}
+  {%- set partitions = [] if stored.get('keys_in_plan') else dbt_analyze._quote_literals(plan.all_partitions) -%}
   {%- set run_ids = dbt_analyze._quote_literals((stored.run_ids or []) | unique | sort) -%}
   {%- set sql -%}
   select {{ dbt_analyze._storage_columns('partition_states') | map('first') | join(', ') }} from (
@@ -78,7 +80,9 @@
     where {{ dbt_analyze._table_where_sql(plan.table, 's.') }}
       and {{ ('s.run_id in (' ~ run_ids | join(', ') ~ ')') if stored.keys_sql and stored.run_ids is not none
           else ('true' if stored.keys_sql else 'false') }}
+      {%- if not stored.get('keys_in_plan') %}
       and s.partition_spec in ({{ partitions | join(', ') if partitions else 'null' }})
+      {%- endif %}
       and ({{ column_filters | join(' or ') }})
       {%- if stored.keys_sql %}
       and (s.partition_spec, s.run_id) in (select partition_spec, run_id from {{ stored.keys_sql }})
@@ -88,19 +92,19 @@
   {{ return(sql) }}
 {% endmacro %}
 
-{#- The keys of stored states as a VALUES relation: {spec: run_id}; none when there are none. -#}
-{% macro _state_keys_sql(keys) %}
-  {%- if not keys -%}{{ return(none) }}{%- endif -%}
-  {%- set specs = keys | sort -%}
-  {%- set run_ids = [] -%}
-  {%- for spec in specs -%}{%- do run_ids.append(keys[spec]) -%}{%- endfor -%}
-  {%- set quoted_specs = dbt_analyze._quote_literals(specs) -%}
-  {%- set quoted_run_ids = dbt_analyze._quote_literals(run_ids) -%}
-  {%- set rows = [] -%}
-  {%- for spec in quoted_specs -%}
-    {%- do rows.append('(' ~ spec ~ ', ' ~ quoted_run_ids[loop.index0] ~ ')') -%}
-  {%- endfor -%}
-  {{ return('(values ' ~ rows | join(', ') ~ ') as keys(partition_spec, run_id)') }}
+{#- The keys (partition_spec, run_id) of stored states, as a relation: the partitions that the
+    table rows of `run_ids` map (partition_runs), each to the run that holds its row, except
+    `excluded`. A run takes them from the table rows of the latest run its states read saw, so a
+    merge of thousands of partitions names none of them in its SQL. -#}
+{% macro _mapped_states_keys_sql(table, run_ids, excluded=[]) %}
+  {%- set excluded_specs = dbt_analyze._quote_literals(excluded | unique | sort) -%}
+  {{ return('(select p.partition_spec, p.run_id from ' ~ dbt_analyze._storage_relation('statistics_history') ~ ' t'
+            ~ ' lateral view explode(t.partition_runs) p as partition_spec, run_id where '
+            ~ dbt_analyze._table_where_sql(table, 't.')
+            ~ " and t.partition_spec = '' and t.column_name = '' and t.run_id in ("
+            ~ dbt_analyze._quote_literals(run_ids) | join(', ') ~ ')'
+            ~ (' and p.partition_spec not in (' ~ excluded_specs | join(', ') ~ ')' if excluded_specs else '')
+            ~ ') as keys') }}
 {% endmacro %}
 
 {#- One aggregate of the prepared states by `group_by` (each scanned partition's, and the table's):

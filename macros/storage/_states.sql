@@ -9,9 +9,9 @@
 {% endmacro %}
 
 {#- _read_listings_and_states with other statements of the statistics storage at the same time
-    (reads, or an event's INSERT): {states, succeeded: with_succeeded, per table, the runs that
-    have succeeded (_succeeded_runs_sql), others: each statement's rows, or none when there is no
-    storage to read}. -#}
+    (reads, or an event's INSERT): {states, latest: per table, the run whose partition_runs the
+    states are (or none), succeeded: with_succeeded, per table, the runs that have succeeded
+    (_succeeded_runs_sql), others: each statement's rows, or none when there is no storage to read}. -#}
 {% macro _read_listings_states_and(plans, run, others, with_succeeded=false) %}
   {%- set tables = plans | map(attribute='table') | list -%}
   {%- set states_sql = dbt_analyze._current_states_read_sql(tables, run, with_succeeded) -%}
@@ -21,15 +21,20 @@
   {%- do dbt_analyze._fit_listings_to_partitions(tables, plans | map(attribute='all_partitions') | list, listings) -%}
   {%- for listing in listings -%}{%- do plans[loop.index0].update({'listing': listing}) -%}{%- endfor -%}
   {%- set rows = results[1] if states_sql else [] -%}
-  {{ return({'states': dbt_analyze._parse_current_states(tables, rows | selectattr(2, 'ne', none) | list),
+  {%- set state_rows = rows | selectattr(2, 'ne', none) | list -%}
+  {%- set mapped_by = {} -%}
+  {%- for row in state_rows -%}{%- do mapped_by.update({tojson([row[0], row[1]]): row[12]}) -%}{%- endfor -%}
+  {%- set latest = [] -%}
+  {%- for table in tables -%}{%- do latest.append(mapped_by.get(tojson([table.schema, table.identifier]))) -%}{%- endfor -%}
+  {{ return({'states': dbt_analyze._parse_current_states(tables, state_rows), 'latest': latest,
              'succeeded': dbt_analyze._parse_succeeded_runs(tables, rows | selectattr(2, 'none') | list),
              'others': results[2:] if states_sql else none}) }}
 {% endmacro %}
 
 {#- The query of the current states of tables: the partitions that each table's latest succeeded
-    run maps (partition_runs), at the run that holds each one's row; with_succeeded, also a row
-    per table whose partition_spec is null and run_id the runs that have succeeded
-    (_succeeded_runs_sql). None when there is nothing to read. -#}
+    run maps (partition_runs), at the run that holds each one's row, and (last column) that latest
+    run; with_succeeded, also a row per table whose partition_spec is null and run_id the runs that
+    have succeeded (_succeeded_runs_sql). None when there is nothing to read. -#}
 {% macro _current_states_read_sql(tables, run, with_succeeded=false) %}
   {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it, and
       refreshed it: _refresh_storage; a dry run refreshes what it reads here). -#}
@@ -47,6 +52,7 @@
     {%- do state_filters.append('(' ~ dbt_analyze._table_where_sql(table, 's.') ~ ')') -%}
   {%- endfor -%}
   {%- set history = dbt_analyze._storage_relation('statistics_history') -%}
+  {%- set mapped = tables | selectattr('partition_columns') | list | length > 0 -%}
   {%- set latest -%}
     (select table_schema, table_name, max_by(run_id, event_at) as run_id from {{ dbt_analyze._storage_relation('analyze_run_events') }}
      where event = 'succeeded' and ({{ filters | join(' or ') }}) group by 1, 2)
@@ -55,11 +61,12 @@
   select s.table_schema, s.table_name, s.partition_spec, s.column_name, s.data_type, s.state_file_count,
          s.state_size_bytes,
          s.state_files_modified_at, s.state_sketches, cast(s.state_collected_at as string), s.run_id,
-         {{ dbt_analyze._text_items_sql('s.state_top_values_sketch') }}
+         {{ dbt_analyze._text_items_sql('s.state_top_values_sketch') }},
+         {{ 'k.mapped_by' if mapped else 'l.run_id' }}
   from {{ history }} s
-  {%- if tables | selectattr('partition_columns') | list %}
-  left semi join (
-    select t.table_schema, t.table_name, p.partition_spec, p.run_id
+  {%- if mapped %}
+  join (
+    select t.table_schema, t.table_name, p.partition_spec, p.run_id, t.run_id as mapped_by
     from {{ history }} t
     left semi join {{ latest }} l
       on t.run_id = l.run_id and t.table_schema = l.table_schema and t.table_name = l.table_name
@@ -69,13 +76,13 @@
   {%- else %}
   {#- An unpartitioned table's states are the rows of its latest run, which its table row maps '' to:
       one read of the history, not two. #}
-  left semi join {{ latest }} l on s.run_id = l.run_id and s.table_schema = l.table_schema and s.table_name = l.table_name
+  join {{ latest }} l on s.run_id = l.run_id and s.table_schema = l.table_schema and s.table_name = l.table_name
   {%- endif %}
   where ({{ state_filters | join(' or ') }}) and s.state_collected_at is not null
   {%- if with_succeeded %}
   union all
   select table_schema, table_name, null, null, null, null, null, null, null, null,
-         concat_ws(',', collect_list(run_id)), null
+         concat_ws(',', collect_list(run_id)), null, null
   from {{ dbt_analyze._succeeded_runs_sql(tables, run) }}
   group by 1, 2
   {%- endif %}
