@@ -71,7 +71,9 @@
     {%- do column_filters.append('(s.column_name = ' ~ dbt_analyze._quote_literal(column.name) ~ ' and s.data_type = '
                                  ~ dbt_analyze._quote_literal(column.data_type) ~ ')') -%}
   {%- endfor -%}
-  {%- set partitions = [] if stored.get('keys_in_plan') else dbt_analyze._quote_literals(plan.all_partitions) -%}
+  {%- set partition_filter = none if stored.get('keys_in_plan')
+                             else 's.partition_spec in (' ~ (dbt_analyze._quote_literals(plan.all_partitions) | join(', ')
+                                                             or 'null') ~ ')' -%}
   {%- set run_ids = dbt_analyze._quote_literals((stored.run_ids or []) | unique | sort) -%}
   {%- set sql -%}
   select {{ dbt_analyze._storage_columns('partition_states') | map('first') | join(', ') }} from (
@@ -80,8 +82,8 @@
     where {{ dbt_analyze._table_where_sql(plan.table, 's.') }}
       and {{ ('s.run_id in (' ~ run_ids | join(', ') ~ ')') if stored.keys_sql and stored.run_ids is not none
           else ('true' if stored.keys_sql else 'false') }}
-      {%- if not stored.get('keys_in_plan') %}
-      and s.partition_spec in ({{ partitions | join(', ') if partitions else 'null' }})
+      {%- if partition_filter %}
+      and {{ partition_filter }}
       {%- endif %}
       and ({{ column_filters | join(' or ') }})
       {%- if stored.keys_sql %}
