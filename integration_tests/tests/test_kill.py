@@ -6,7 +6,6 @@ dbt runs in separate processes here (the kill must hit a whole dbt process), on 
 their own: Derby admits one process at a time, and the other tests' process holds theirs. A
 process's start (a JVM, its first statements) is most of its time, so the tests start few."""
 
-import json
 import re
 import signal
 
