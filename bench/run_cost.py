@@ -59,7 +59,7 @@ def statement_profile(relation: str) -> dict:
     """Where one warm full run of `relation` spends its time: each Spark statement in order, from its
     sql() (parse, analysis, planning; a command also runs) to the end of the collect() that runs a
     query's job, and the rest of the run (Jinja, Python, dbt): the run less the union of the
-    statements' intervals (the listing and the states are read at once, so theirs overlap)."""
+    statements' intervals (statements run at once overlap)."""
     from pyspark.sql import SparkSession
     from pyspark.sql.classic.dataframe import DataFrame
 
@@ -199,7 +199,7 @@ def markdown(report: dict, options) -> str:
         f"`analyze()` {project['ours']['seconds']:.2f}, `analyze(sketches='basic')` {project['basic']['seconds']:.2f}.",
         "",
         "Where a small table's full run spends its time (one warm run; each statement from its sql() to the end of its job; "
-        "the listing and the states are read at once, and the rest is the run less the time any statement ran):",
+        "statements run at once overlap; Python lists the table's files; the rest is the run less the time any statement ran):",
         "",
         "| statement | s |",
         "|---|---:|",

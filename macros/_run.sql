@@ -19,7 +19,7 @@
   storage's properties, the table's describe (and partitions); the listing, the current states
   with the runs that have succeeded so far, and a `started` event (at once); one INSERT that scans,
   merges and writes every statistic; a `succeeded` event and the check for runs that succeeded
-  meanwhile.
+  meanwhile (of a partitioned table; an unpartitioned one's own numbers at once with the event).
 -#}
 {% macro _run_analyze(args) %}
   {%- set run = dbt_analyze._new_run(args) -%}
@@ -32,10 +32,11 @@
   {%- set table = plan.table -%}
   {%- set name = table.schema ~ '.' ~ table.identifier -%}
   {#- The runs that have succeeded so far are those this run's merge can count (see
-      _merge_again_after_concurrent_runs): its `started` event need not come first. -#}
+      _merge_again_after_concurrent_runs; an unpartitioned table's merges none): its `started`
+      event need not come first. -#}
   {%- set read = dbt_analyze._read_listings_states_and([plan], run, [] if run.dry_run
                                                         else [dbt_analyze._event_sql(run, 'started', table)],
-                                                        with_succeeded=true) -%}
+                                                        with_succeeded=table.partition_columns | length > 0) -%}
   {%- set states = read.states[0] -%}
   {%- set schema_changes = dbt_analyze._schema_changes(plan, states) -%}
   {%- for change in schema_changes -%}{{ log('dbt_analyze: ' ~ name ~ ': ' ~ change, info=True) }}{%- endfor -%}
@@ -103,13 +104,14 @@
   {%- do dbt_analyze._run_statistics_write(insert_sql) -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
-  {%- do dbt_analyze._write_event(run, 'succeeded', table, {
+  {%- set succeeded_sql = dbt_analyze._event_sql(run, 'succeeded', table, {
         'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length, 'rows_scanned': 'm.rows',
         'bytes_scanned': 'm.bytes', 'sketch_bytes': 'm.sketch_bytes', 'plan_ms': plan_ms, 'scan_ms': scan_ms,
         'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none},
         from_sql=dbt_analyze._own_states_sql(table, run.run_id)) -%}
   {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run, read.succeeded[0],
-                                                                  plan.scan_columns and request.sketches == 'full') -%}
+                                                                  plan.scan_columns and request.sketches == 'full',
+                                                                  succeeded_sql) -%}
   {%- set own = merged.own -%}
   {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ own[0] ~ ' rows (' ~ own[1] ~ ' bytes) scanned in '
          ~ (to_scan | length) ~ ' partition(s), '

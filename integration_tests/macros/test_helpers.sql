@@ -94,3 +94,17 @@
   {%- endfor -%}
   {{ log('TYPE_FACTS: ' ~ tojson(facts), info=True) }}
 {% endmacro %}
+
+{#- A run's file listing of `branches` ({location, depth, spec, table_index}) by Python and by Spark's
+    binaryFile query (test_incremental.py), logged as LISTINGS: JSON. -#}
+{% macro print_listings(branches) %}
+  {%- set built = [] -%}
+  {%- for branch in branches -%}
+    {%- do built.append(dbt_analyze._listing_branch(branch.get('table_index', 0), branch.location, 'listed',
+                                                    depth=branch.get('depth', 0), spec=branch.get('spec'))) -%}
+  {%- endfor -%}
+  {%- set by_spark = dbt_analyze._run_at_once([dbt_analyze._listing_sql(built)], missing_paths=true,
+                                              settings=[dbt_analyze._listing_settings(built)])[0] -%}
+  {{ log('LISTINGS: ' ~ tojson({'python': adapter.dbt_analyze_list_files(built) | map('list') | list,
+                                'spark': by_spark | map('list') | list}), info=True) }}
+{% endmacro %}

@@ -1,9 +1,11 @@
 """Incremental ANALYZE: unchanged partitions are skipped, changed/new/dropped ones are found from
 the file listing, and table statistics are merged from partition states without a table scan."""
 
+import json
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from conftest import analyze, column_stats, rows, spark_size_bytes, statements_sent, table_location, table_stats
@@ -179,6 +181,35 @@ def test_partitions_kept_outside_the_table_directory_are_listed_where_they_are(s
     assert table_stats(spark, table)["p=b%2Fc"]["row_count"] == 2 and column_stats(spark, table)["v"]["max_value"] == "6"
 
 
+def test_python_lists_local_files_as_sparks_listing_does(spark, dbt, tmp_path):
+    """On a session, Python lists a run's local files without a Spark job; Spark's binaryFile
+    listing, which Thrift connections keep, is what it must equal: the files Spark's file index
+    hides (names starting with `_` or `.`, `._COPYING_`; not a `_metadata` directory) left out,
+    specs from the last directories of a path, a partition kept elsewhere under its own spec, and
+    the newest modification to the microsecond."""
+    table = "analytics.listed"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"create table {table} (v int, p string) using parquet partitioned by (p)")
+    spark.sql(f"insert into {table} values (1, 'a'), (2, 'b c'), (3, 'd/e')")
+    root = Path(table_location(spark, table).removeprefix("file:"))
+    elsewhere = tmp_path / "elsewhere"
+    for name in ["p=a/_temporary/0/part-x", "p=a/.part-y.crc", "p=a/nested/deeper/part-z", "_p=kept/part",
+                 "_hidden/part", "p=b c/_SUCCESS", "p=b c/_metadata", "_metadata/part-m", "part-in-root", "p=a/part-w._COPYING_"]:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x" * len(name))
+    (elsewhere / "sub").mkdir(parents=True)
+    (elsewhere / "sub" / "part-0").write_text("abc")
+    branches = [{"location": f"file:{root}", "depth": 1}, {"location": f"file:{elsewhere}", "spec": "p=f"},
+                {"location": f"file:{root}", "table_index": 1}]
+    result = dbt("run-operation", "print_listings", "--args", json.dumps({"branches": branches}))
+    assert result.success, result.error
+    listings = json.loads(next(m for m in result.messages if m.startswith("LISTINGS: "))[len("LISTINGS: "):])
+    assert sorted(listings["python"]) == sorted(listings["spark"]), listings
+    files = {(index, spec): count for index, spec, count, _, _ in listings["python"]}
+    assert files == {(0, "p=a"): 1, (0, "deeper"): 1, (0, "_p=kept"): 1, (0, "p=b c"): 1, (0, "p=d%2Fe"): 1,
+                     (0, "_metadata"): 1, (0, root.name): 1, (0, "p=f"): 1, (1, ""): 7}, files
+
+
 def staleness(spark):
     found = rows(spark, "select * from analytics_stats.table_staleness where table_schema = 'stale_db'")
     return {(r["table_name"], r["partition_spec"]): r["status"] for r in found}
@@ -198,10 +229,10 @@ def test_analyze_stale_finds_and_refreshes_only_what_changed(spark, dbt):
     assert check.success, check.error
     assert "2 analyzed table(s); all fresh" in check.log
     assert set(staleness(spark).values()) == {"fresh"}
-    # the files and the current states of both tables are each read by one query, not one per
-    # table (the two side by side: statements run at once are logged by the package)
-    statements = [m for m in check.messages if m.startswith("On macro_analyze_stale:") or "dbt_analyze: running at once" in m]
-    assert len([m for m in statements if "from binaryFile." in m]) == 1, statements
+    # the current states of both tables are read by one query, not one per table (statements run
+    # at once are logged by the package); their files, local to this session, by Python, by no query
+    statements = [m for m in check.messages if m.startswith("On macro_analyze_stale:") or "dbt_analyze: running" in m]
+    assert len([m for m in statements if "from binaryFile." in m]) == 0, statements
     assert len([m for m in statements if "s.state_files_modified_at" in m]) == 1, statements
 
     spark.sql("insert into stale_db.parts values (3, 1), (4, 3)")
@@ -315,8 +346,9 @@ def test_a_run_on_sparks_default_shuffle_partitions_spreads_its_states_over_a_fe
 
 def test_many_local_partitions_are_listed_without_a_task_per_directory_and_reported_in_brief(spark, dbt):
     """Spark lists more than 32 directories in a job of a task each, and packs small files 32 to
-    a task: 2,000 daily partitions took 6 s to list, every run. A local table's listing is the
-    driver's, in as many tasks as cores, under settings that the session dbt shares does not see."""
+    a task: 2,000 daily partitions took 6 s to list, every run. A session lists a local table in
+    Python, with no job (a Thrift connection's query lists the directories in the driver, in as
+    many tasks as cores, under settings of its own); the session's settings stay as they were."""
     table = "many_db.many_days"
     spark.sql("create database if not exists many_db")
     spark.sql(f"drop table if exists {table}")

@@ -3,11 +3,19 @@
     its states. Then the table is merged again, as a run of its own, from the partitions that this
     run's and those runs' table rows map (the newest state of each), until no other run succeeded
     meanwhile, so the last table rows always count every succeeded state. `seen`: the runs that had
-    succeeded when this run read its states. The first check also reads what the run itself
-    stored, from its `succeeded` event. Returns {run_id: the run of the last table rows, own:
-    [rows, bytes, sketch_bytes]}. -#}
-{% macro _merge_again_after_concurrent_runs(plan, run, seen, with_sketch_statistics) %}
+    succeeded when this run read its states. Writes the run's `succeeded` event (succeeded_sql)
+    first; the first check also reads what the run itself stored, from that event. An
+    unpartitioned table's run merges nothing stored: its rows are the whole table's as its scan
+    saw it, whichever run succeeds last holds the current ones, and no other run's state can be
+    missing from them. Nothing is checked; its own numbers are read at once with the event.
+    Returns {run_id: the run of the last table rows, own: [rows, bytes, sketch_bytes]}. -#}
+{% macro _merge_again_after_concurrent_runs(plan, run, seen, with_sketch_statistics, succeeded_sql) %}
   {%- set table = plan.table -%}
+  {%- if not table.partition_columns -%}
+    {%- set own = dbt_analyze._run_at_once([succeeded_sql, dbt_analyze._own_states_sql(table, run.run_id)])[1][0] -%}
+    {{ return({'run_id': run.run_id, 'own': [own[0] | int, own[1] | int, own[2] | int]}) }}
+  {%- endif -%}
+  {%- do run_query(succeeded_sql) -%}
   {%- set st = namespace(run_id=run.run_id, done=false, own=none, seen=seen + [run.run_id]) -%}
   {%- for attempt in range(5) if not st.done -%}
     {%- set found = run_query(dbt_analyze._concurrent_runs_sql(table, run))[0] -%}

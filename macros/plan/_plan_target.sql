@@ -122,25 +122,28 @@
   {%- set branches = [] -%}
   {%- for table in tables -%}
     {%- if table.location -%}
-      {%- set depth = table.partition_columns | length -%}
-      {%- set spec_sql = "regexp_replace(regexp_extract(path, '([^/]+/){" ~ depth ~ "}[^/]+$', 0), '/[^/]+$', '')"
-                         if depth else "''" -%}
-      {%- do branches.append(dbt_analyze._listing_branch(loop.index0, spec_sql, table.location,
-                                                         table.schema ~ '.' ~ table.identifier)) -%}
+      {%- do branches.append(dbt_analyze._listing_branch(loop.index0, table.location,
+                                                         table.schema ~ '.' ~ table.identifier,
+                                                         depth=table.partition_columns | length)) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(branches) }}
 {% endmacro %}
 
 {#- One location's files as (table_index, partition_spec, length, modificationTime), and what
-    names the location: {sql, path, location, label}. Without partition discovery, which a
-    directory that is no partition's (say, a partition kept under another name) would make fail;
-    the spec comes from the path. The source reads its path as a glob, so the glob's characters
-    in a location (say, a schema's at /data/{raw}) are escaped. -#}
-{% macro _listing_branch(table_index, spec_sql, location, label) %}
+    names the location: {sql, path, location, label, and for dbt_analyze_list_files table_index,
+    depth, spec}. Without partition discovery, which a directory that is no partition's (say, a
+    partition kept under another name) would make fail; the spec comes from the path's last
+    `depth` directories, or is `spec`. The source reads its path as a glob, so the glob's
+    characters in a location (say, a schema's at /data/{raw}) are escaped. -#}
+{% macro _listing_branch(table_index, location, label, depth=0, spec=none) %}
   {%- set path = namespace(text=location) -%}
   {%- for char in '\\{}[]*?' -%}{%- set path.text = path.text | replace(char, '\\' ~ char) -%}{%- endfor -%}
-  {{ return({'path': path.text, 'location': location, 'label': label,
+  {%- set spec_sql = dbt_analyze._quote_literal(spec) if spec is not none
+                     else "regexp_replace(regexp_extract(path, '([^/]+/){" ~ depth ~ "}[^/]+$', 0), '/[^/]+$', '')"
+                          if depth else "''" -%}
+  {{ return({'path': path.text, 'location': location, 'label': label, 'table_index': table_index, 'depth': depth,
+             'spec': spec,
              'sql': 'select ' ~ table_index ~ ' as table_index, ' ~ spec_sql
              ~ ' as partition_spec, length, modificationTime from binaryFile.'
                     ~ dbt_analyze._quote_identifier(path.text) ~ " with ('recursiveFileLookup' = 'true')"}) }}
@@ -155,10 +158,17 @@
 {% endmacro %}
 
 {#- The listing of branches, with other statements at the same time (_run_at_once): the
-    listing's rows first, then each other statement's. Spark reads a table or partition whose
-    directory is gone as empty, but its binaryFile source stops at the missing path: that
-    location's branch is left out (no files, as Spark sees it) and the rest listed again. -#}
+    listing's rows first, then each other statement's. On a session whose tables are local
+    directories, Python lists them (dbt_analyze_list_files) by the same rules, with no Spark job;
+    elsewhere a query lists them. Spark reads a table or partition whose directory is gone as
+    empty, but its binaryFile source stops at the missing path: that location's branch is left
+    out (no files, as Spark sees it) and the rest listed again. -#}
 {% macro _run_listing(branches, others=[]) %}
+  {%- set listed = adapter.dbt_analyze_list_files(branches)
+                   if branches and adapter.dbt_analyze_list_files is defined else none -%}
+  {%- if listed is not none -%}
+    {{ return([listed] + dbt_analyze._run_at_once(others)) }}
+  {%- endif -%}
   {%- set listing_sql = dbt_analyze._listing_sql(branches) -%}
   {%- set settings = dbt_analyze._listing_settings(branches) -%}
   {%- set results = dbt_analyze._run_at_once(([listing_sql] if listing_sql else []) + others, missing_paths=true,
@@ -227,10 +237,9 @@
     {%- set location = (rows | selectattr(0, 'equalto', 'Location') | map(attribute=1) | first | default('', true))
                        | trim -%}
     {%- if location and location.rstrip('/') != table.location.rstrip('/') ~ '/' ~ partition.spec -%}
-      {%- do branches.append(dbt_analyze._listing_branch(partition.index, dbt_analyze._quote_literal(partition.spec),
-                                                         location,
+      {%- do branches.append(dbt_analyze._listing_branch(partition.index, location,
                                                          table.schema ~ '.' ~ table.identifier ~ ' partition '
-                                                         ~ partition.spec)) -%}
+                                                         ~ partition.spec, spec=partition.spec)) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- for relocated in dbt_analyze._parse_listings(tables, dbt_analyze._run_listing(branches)[0]) -%}

@@ -18,7 +18,7 @@
     {%- elif column == 'event' -%}{%- set value = dbt_analyze._quote_literal(event) -%}
     {%- elif column == 'event_at' -%}{%- set value = 'current_timestamp()' -%}
     {%- elif column == 'request' -%}{%- set value = dbt_analyze._quote_literal(run.request_text) -%}
-    {#- This statement, and for a succeeded run the check for concurrent runs that follows it. -#}
+    {#- This statement, and for a succeeded run the read that follows it (_merge_again_after_concurrent_runs). -#}
     {%- elif column == 'statements' and sent is not none and run.get('statements_at_start') is not none -%}
       {%- set value = 'cast(' ~ (sent - run.statements_at_start + (2 if event == 'succeeded' else 1))
                       ~ ' as bigint)' -%}

@@ -32,6 +32,9 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   a model's data tests read, once per dbt invocation).
 - ``dbt_analyze_is_session()``: whether the connection is dbt-spark's in-process session, one
   Spark session for all dbt threads (a Thrift connection is a Spark session of its own).
+- ``dbt_analyze_list_files(branches)``: a run's file listing, listed by Python where the tables
+  are local directories of a session's Spark (see :mod:`dbt_analyze.file_listing`); None elsewhere,
+  and the macros list with Spark.
 
 >>> register()
 True
@@ -391,6 +394,13 @@ def dbt_analyze_is_session(adapter: Any) -> bool:
     return is_session(adapter)
 
 
+def dbt_analyze_list_files(adapter: Any, branches: list[dict[str, Any]]) -> list[tuple] | None:
+    from dbt_analyze.file_listing import list_files
+    from dbt_analyze.session_submission import is_session
+
+    return list_files(branches) if is_session(adapter) else None
+
+
 METHODS = (
     dbt_analyze_publish_statistics,
     dbt_analyze_write_text,
@@ -407,6 +417,7 @@ METHODS = (
     dbt_analyze_query_error,
     dbt_analyze_is_session,
     dbt_analyze_table_exists,
+    dbt_analyze_list_files,
 )
 
 
