@@ -13,7 +13,7 @@
     'dbt_analyze_top_k_tracked': 2048,
     'dbt_analyze_most_common_values': 256,
     'dbt_analyze_sketches': 'full',
-    'dbt_analyze_full': false,
+    'dbt_analyze_full': none,
     'dbt_analyze_publish': false,
     'dbt_analyze_sample_seed': 42,
     'dbt_analyze_propagation_accuracy': 'medium',

@@ -17,7 +17,8 @@
   One run: request → plan → rewrite → scan → states → merge → tables, shared by the run-operation
   (analyze_table) and the post-hook (analyze). Returns a summary dict. Its statements: the
   storage's properties, the table's describe (and partitions); the listing, the current states
-  with the runs that have succeeded so far, and a `started` event (at once); one INSERT that scans,
+  with the runs that have succeeded so far (no states in a full run of every column of an
+  unpartitioned table), and a `started` event (at once); one INSERT that scans,
   merges and writes every statistic; a `succeeded` event and the check for runs that succeeded
   meanwhile (of a partitioned table; an unpartitioned one's own numbers at once with the event).
 -#}
@@ -33,10 +34,14 @@
   {%- set name = table.schema ~ '.' ~ table.identifier -%}
   {#- The runs that have succeeded so far are those this run's merge can count (see
       _merge_again_after_concurrent_runs; an unpartitioned table's merges none): its `started`
-      event need not come first. -#}
+      event need not come first. A full run of every column of an unpartitioned table reads no
+      states: it rescans the one partition, merges nothing stored and keeps no column of the old state. -#}
+  {%- set needs_states = table.partition_columns | length > 0 or not request.full or request.noscan
+                         or plan.columns | length < table.data_columns | length -%}
   {%- set read = dbt_analyze._read_listings_states_and([plan], run, [] if run.dry_run
                                                         else [dbt_analyze._event_sql(run, 'started', table)],
-                                                        with_succeeded=table.partition_columns | length > 0) -%}
+                                                        with_succeeded=table.partition_columns | length > 0,
+                                                        read_states=needs_states) -%}
   {%- set states = read.states[0] -%}
   {%- set schema_changes = dbt_analyze._schema_changes(plan, states) -%}
   {%- for change in schema_changes -%}{{ log('dbt_analyze: ' ~ name ~ ': ' ~ change, info=True) }}{%- endfor -%}

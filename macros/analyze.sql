@@ -1,7 +1,8 @@
 {#-
   Post-hook: {{ dbt_analyze.analyze() }} analyzes the model just built (`this`), with options from
   keyword arguments, else the model's config `analyze: {...}` (or meta), else the package vars.
-  Column statistics of all columns by default. Views and ephemeral models are skipped with a log line.
+  Column statistics of all columns by default; a full run for table models and seeds, whose data
+  dbt has just replaced. Views and ephemeral models are skipped with a log line.
 -#}
 {% macro analyze(columns=none, partition=none, full=none, sketches=none, noscan=none, publish=none) %}
   {{ return(adapter.dispatch('analyze', 'dbt_analyze')(columns, partition, full, sketches, noscan, publish)) }}
@@ -23,6 +24,12 @@
                          'noscan': noscan, 'publish': publish}.items() if value is not none -%}
     {%- do options.update({key: value}) -%}
   {%- endfor -%}
+  {#- dbt has just replaced a table model's or seed's data whole: every file is new, so the run
+      rescans it all, and a full run need not read the old states to find out (_run_analyze). -#}
+  {%- if 'full' not in options and dbt_analyze._var('dbt_analyze_full') is none
+        and (materialized == 'table' or model.resource_type == 'seed') -%}
+    {%- do options.update({'full': true}) -%}
+  {%- endif -%}
   {%- do options.update({'relation': this}) -%}
   {%- do dbt_analyze._run_analyze(options) -%}
   {{ return('') }}

@@ -90,10 +90,15 @@ def statistics_writes(result) -> dict[str, int]:
     return found
 
 
+def statistics_reads(result) -> int:
+    """How many statements of a dbt command read the current states (_current_states_read_sql)."""
+    return len(statements_sent(result, "max_by(run_id, event_at) as run_id from `analytics_stats`.`analyze_run_events`"))
+
+
 def test_a_run_writes_its_statistics_in_one_statement_and_records_how_many_it_sent(spark, dbt):
     """Table, partition and column rows, quantiles, histograms and top values go into one table by
-    one INSERT; the events are the only other writes. A full run of an unpartitioned table sends at
-    most 8 statements, an incremental run of a partitioned one at most 10 (analyze_runs.statements)."""
+    one INSERT; the events are the only other writes. A full run of an unpartitioned table sends 6
+    statements, an incremental run of a partitioned one 8 (analyze_runs.statements; #40: at most 8 and 10)."""
     spark.sql("drop table if exists analytics.one_write")
     spark.sql("""create table analytics.one_write using parquet as
                  select id, cast(id % 7 as int) as small, id * 0.5 as half, cast(id % 13 as string) as label, id % 2 = 0 as even,
@@ -104,7 +109,11 @@ def test_a_run_writes_its_statistics_in_one_statement_and_records_how_many_it_se
     assert result.success, result.error
     assert statistics_writes(result) == {"statistics_history": 1, "analyze_run_events": 2}
     run = rows(spark, "select statements from analytics_stats.analyze_runs where table_name = 'one_write' order by started_at desc limit 1")[0]
-    assert 0 < run["statements"] <= 8, run
+    assert run["statements"] == 6, run
+    # a full run of every column of an unpartitioned table reads no earlier states; a run that may skip reads them
+    assert statistics_reads(result) == 0
+    again = analyze(dbt, relation="analytics.one_write", columns="all")
+    assert again.success and "unchanged since its last analysis" in again.log and statistics_reads(again) == 1
     assert len(rows(spark, "select * from analytics_stats.column_histograms where table_name = 'one_write' and column_name = 'id'")) == 254
 
     spark.sql("drop table if exists analytics.one_write_days")
@@ -116,7 +125,7 @@ def test_a_run_writes_its_statistics_in_one_statement_and_records_how_many_it_se
     assert statistics_writes(result) == {"statistics_history": 1, "analyze_run_events": 2}
     last = rows(spark, """select run_id, statements from analytics_stats.analyze_runs where table_name = 'one_write_days'
                           order by started_at desc limit 1""")[0]
-    assert 0 < last["statements"] <= 10, last
+    assert last["statements"] == 8, last
     # only the scanned partition's rows are written again; the table's current rows name the others' runs
     written = rows(spark, f"select distinct partition_spec from analytics_stats.statistics_history where run_id = '{last['run_id']}'")
     assert sorted(r["partition_spec"] for r in written) == ["", "day=9"]

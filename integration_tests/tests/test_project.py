@@ -1,5 +1,6 @@
 """The package in a dbt project: post-hooks, ref()-able statistics, Python models on plain Spark."""
 
+import json
 import re
 
 import pytest
@@ -19,6 +20,10 @@ def test_post_hook_analyzes_tables_and_skips_views(spark, built):
     assert table_stats(spark, "analytics.customers")[""]["row_count"] > 0
     assert "skipping analytics.orders_view (view: no data of its own to analyze)" in built.log
     assert table_stats(spark, "analytics.never_analyzed") == {}
+    # dbt has just replaced a table model's data: its run is full; an incremental model's is not
+    requests = {r["table_name"]: json.loads(r["request"]) for r in rows(
+        spark, "select table_name, request from analytics_stats.analyze_runs where table_name in ('orders', 'events')")}
+    assert requests["orders"]["full"] is True and "full" not in requests["events"], requests
 
 
 def test_python_model_runs_in_the_embedded_session(spark, built):

@@ -11,12 +11,15 @@
 {#- _read_listings_and_states with other statements of the statistics storage at the same time
     (reads, or an event's INSERT): {states, latest: per table, the run whose partition_runs the
     states are (or none), succeeded: with_succeeded, per table, the runs that have succeeded
-    (_succeeded_runs_sql), others: each statement's rows, or none when there is no storage to read}. -#}
-{% macro _read_listings_states_and(plans, run, others, with_succeeded=false) %}
+    (_succeeded_runs_sql), others: each statement's rows, or none when there is no storage to read}.
+    Without read_states, the listing and the others only: no states (a run that needs none). -#}
+{% macro _read_listings_states_and(plans, run, others, with_succeeded=false, read_states=true) %}
   {%- set tables = plans | map(attribute='table') | list -%}
-  {%- set states_sql = dbt_analyze._current_states_read_sql(tables, run, with_succeeded) -%}
+  {%- set states_sql = dbt_analyze._current_states_read_sql(tables, run, with_succeeded) if read_states else none -%}
+  {#- The others run where there is storage: beside the states read, or without it by choice. -#}
+  {%- set with_others = states_sql is not none or not read_states -%}
   {%- set results = dbt_analyze._run_listing(dbt_analyze._listing_branches(tables),
-                                             [states_sql] + others if states_sql else []) -%}
+                                             ([states_sql] if states_sql else []) + (others if with_others else [])) -%}
   {%- set listings = dbt_analyze._parse_listings(tables, results[0]) -%}
   {%- do dbt_analyze._fit_listings_to_partitions(tables, plans | map(attribute='all_partitions') | list, listings) -%}
   {%- for listing in listings -%}{%- do plans[loop.index0].update({'listing': listing}) -%}{%- endfor -%}
@@ -28,7 +31,7 @@
   {%- for table in tables -%}{%- do latest.append(mapped_by.get(tojson([table.schema, table.identifier]))) -%}{%- endfor -%}
   {{ return({'states': dbt_analyze._parse_current_states(tables, state_rows), 'latest': latest,
              'succeeded': dbt_analyze._parse_succeeded_runs(tables, rows | selectattr(2, 'none') | list),
-             'others': results[2:] if states_sql else none}) }}
+             'others': results[(2 if states_sql else 1):] if with_others else none}) }}
 {% endmacro %}
 
 {#- The query of the current states of tables: the partitions that each table's latest succeeded
