@@ -55,15 +55,16 @@ def new_partition(table: str, select: str, rows: int) -> str:
     return f"insert into {table} select {select}, (select max(part) + 1 from {table}) as part from range({rows})"
 
 
-def statement_profile(relation: str) -> dict:
-    """Where one warm full run of `relation` spends its time: each Spark statement in order, from its
+def statement_profile(relation: str, before: str | None = None, **options) -> dict:
+    """Where one warm run of `relation` (full unless options say otherwise; after the statement
+    `before`) spends its time: each Spark statement in order, from its
     sql() (parse, analysis, planning; a command also runs) to the end of the collect() that runs a
     query's job, and the rest of the run (Jinja, Python, dbt): the run less the union of the
     statements' intervals (statements run at once overlap)."""
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrameWriter, SparkSession
     from pyspark.sql.classic.dataframe import DataFrame
 
-    statements, sql, collect = [], SparkSession.sql, DataFrame.collect
+    statements, sql, collect, insert_into = [], SparkSession.sql, DataFrame.collect, DataFrameWriter.insertInto
 
     def timed_sql(self, text, *args, **kwargs):
         started = time.perf_counter()
@@ -79,11 +80,19 @@ def statement_profile(relation: str) -> dict:
             self._bench_statement["end"] = time.perf_counter()
         return rows
 
-    SparkSession.sql, DataFrame.collect = timed_sql, timed_collect
+    def timed_insert_into(self, table, *args, **kwargs):
+        """The statistics write (dbt_analyze_insert_observed): its query's sql() above, its job here."""
+        started = time.perf_counter()
+        insert_into(self, table, *args, **kwargs)
+        statements.append({"statement": f"insertInto {table}", "start": started, "end": time.perf_counter()})
+
+    if before:
+        SparkSession.builder.getOrCreate().sql(before)
+    SparkSession.sql, DataFrame.collect, DataFrameWriter.insertInto = timed_sql, timed_collect, timed_insert_into
     try:
-        run = interleaved([{"name": "ours", "analyze": ours(relation, full=True)}], 1, warmup=0)["ours"]
+        run = interleaved([{"name": "ours", "analyze": ours(relation, **(options or {"full": True}))}], 1, warmup=0)["ours"]
     finally:
-        SparkSession.sql, DataFrame.collect = sql, collect
+        SparkSession.sql, DataFrame.collect, DataFrameWriter.insertInto = sql, collect, insert_into
     in_spark, reached = 0.0, float("-inf")
     for entry in sorted(statements, key=lambda e: e["start"]):
         in_spark += max(entry["end"] - max(entry["start"], reached), 0)
@@ -166,6 +175,8 @@ def measure(spark, scale: float, rounds: int) -> dict:
     interleaved([{"name": "first", "analyze": ours(days)}], 1, warmup=0)
     report["many_partitions"] = interleaved([{"name": "new_day", "before": new_partition(days, "id, cast(id % 13 as string)", 10),
                                               "analyze": ours(days)}], rounds)["new_day"]
+    report["many_partitions_profile"] = statement_profile(days, before=new_partition(days, "id, cast(id % 13 as string)", 10),
+                                                          columns="all")
     step("a project of a dozen models")
     report["project"] = measure_project(rounds)
     return report
@@ -198,18 +209,21 @@ def markdown(report: dict, options) -> str:
         f"The project's builds (s): no hook {project['none']['seconds']:.2f}, Spark's ANALYZE {project['spark']['seconds']:.2f}, "
         f"`analyze()` {project['ours']['seconds']:.2f}, `analyze(sketches='basic')` {project['basic']['seconds']:.2f}.",
         "",
-        "Where a small table's full run spends its time (one warm run; each statement from its sql() to the end of its job; "
+        "Where a run spends its time (one warm run; each statement from its sql() to the end of its job; "
         "statements run at once overlap; Python lists the table's files; the rest is the run less the time any statement ran):",
-        "",
-        "| statement | s |",
-        "|---|---:|",
-        *(f"| `{entry['statement']}` | {entry['seconds']:.2f} |" for entry in profile["statements"]),
-        f"| the rest of the run: Jinja, Python, dbt | {profile['rest']:.2f} |",
-        f"| **the run** | **{profile['seconds']:.2f}** |",
+        *profile_table("a small table's full run", profile),
+        *profile_table("a run after one new day of 2,000", report["many_partitions_profile"]),
         "",
         "<!-- run_cost:end -->",
     ]
     return "\n".join(lines)
+
+
+def profile_table(title: str, profile: dict) -> list[str]:
+    return ["", f"| {title}: statement | s |", "|---|---:|",
+            *(f"| `{entry['statement']}` | {entry['seconds']:.2f} |" for entry in profile["statements"]),
+            f"| the rest of the run: Jinja, Python, dbt | {profile['rest']:.2f} |",
+            f"| **the run** | **{profile['seconds']:.2f}** |"]
 
 
 def main() -> None:

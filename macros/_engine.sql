@@ -20,11 +20,20 @@
     by partition, states keyed by column), so on session connections it runs without adaptive
     execution, which makes a job of each of its stages and plans again between them, and with a
     shuffle partition per core (BENCHMARKS.md, "The write without adaptive execution"). Over
-    Thrift the server's settings hold. -#}
-{% macro _run_statistics_write(sql) %}
+    Thrift the server's settings hold. Returns what the run itself stored ([rows, bytes,
+    sketch_bytes]: _own_numbers) as Spark took it while writing (session connections), else none
+    (read it then). -#}
+{% macro _run_statistics_write(select_sql) %}
   {%- set cores = adapter.dbt_analyze_parallelism() if adapter.dbt_analyze_parallelism is defined else none -%}
-  {%- do dbt_analyze._run_at_once([sql], settings=[{'spark.sql.adaptive.enabled': 'false',
-                                                     'spark.sql.shuffle.partitions': cores}] if cores else []) -%}
+  {%- set settings = {'spark.sql.adaptive.enabled': 'false', 'spark.sql.shuffle.partitions': cores} if cores else {} -%}
+  {%- set own = adapter.dbt_analyze_insert_observed(dbt_analyze._storage_relation('statistics_history'), select_sql,
+                                                    dict(dbt_analyze._own_numbers()), settings)
+                if adapter.dbt_analyze_insert_observed is defined else none -%}
+  {%- if own is not none -%}
+    {{ return([own.rows | int, own.bytes | int, own.sketch_bytes | int] if own else none) }}
+  {%- endif -%}
+  {%- do dbt_analyze._run_at_once([dbt_analyze._statistics_insert_sql(select_sql)], settings=[settings]) -%}
+  {{ return(none) }}
 {% endmacro %}
 
 {% macro _elapsed_ms(since) %}

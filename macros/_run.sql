@@ -19,8 +19,9 @@
   storage's properties, the table's describe (and partitions); the listing, the current states
   with the runs that have succeeded so far (no states in a full run of every column of an
   unpartitioned table), and a `started` event (at once); one INSERT that scans,
-  merges and writes every statistic; a `succeeded` event and the check for runs that succeeded
-  meanwhile (of a partitioned table; an unpartitioned one's own numbers at once with the event).
+  merges and writes every statistic, and on a session takes the run's own numbers as it writes;
+  a `succeeded` event and the check for runs that succeeded meanwhile (of a partitioned table; an
+  unpartitioned one's own numbers, when the write could not take them, at once with the event).
 -#}
 {% macro _run_analyze(args) %}
   {%- set run = dbt_analyze._new_run(args) -%}
@@ -68,7 +69,7 @@
   {%- set stored = {'keys_sql': dbt_analyze._mapped_states_keys_sql(table, [read.latest[0]], to_scan + choice.dropped)
                                 if stored_runs else none,
                     'run_ids': stored_runs | unique | list, 'keys_in_plan': true} -%}
-  {%- set insert_sql = dbt_analyze._statistics_insert_sql(plan, run.run_id, to_scan, stored,
+  {%- set select_sql = dbt_analyze._statistics_select_sql(plan, run.run_id, to_scan, stored,
                                                           plan.scan_columns and request.sketches == 'full') -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': choice.skipped,
                      'dropped': choice.dropped,
@@ -76,6 +77,7 @@
   {%- if run.dry_run -%}
     {{ log('-- dbt_analyze dry run for ' ~ name ~ ': scan ' ~ to_scan | length ~ ' partition(s), skip '
            ~ choice.skipped | length, info=True) }}
+    {%- set insert_sql = dbt_analyze._statistics_insert_sql(select_sql) -%}
     {{ log(('' if to_scan else '-- nothing to scan;\n') ~ insert_sql ~ ';', info=True) }}
     {%- do summary.update({'sql': [insert_sql]}) -%}
     {{ return(summary) }}
@@ -106,17 +108,20 @@
   {%- endif -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))'
          ~ (' in the same statement' if to_scan else ''), info=True) }}
-  {%- do dbt_analyze._run_statistics_write(insert_sql) -%}
+  {%- set written = dbt_analyze._run_statistics_write(select_sql) -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
+  {#- What the run stored, as its write took it, else read with the event (m). -#}
+  {%- set own = written or ['m.rows', 'm.bytes', 'm.sketch_bytes'] -%}
   {%- set succeeded_sql = dbt_analyze._event_sql(run, 'succeeded', table, {
-        'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length, 'rows_scanned': 'm.rows',
-        'bytes_scanned': 'm.bytes', 'sketch_bytes': 'm.sketch_bytes', 'plan_ms': plan_ms, 'scan_ms': scan_ms,
+        'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length, 'rows_scanned': own[0],
+        'bytes_scanned': own[1], 'sketch_bytes': own[2], 'plan_ms': plan_ms, 'scan_ms': scan_ms,
         'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none},
-        from_sql=dbt_analyze._own_states_sql(table, run.run_id)) -%}
+        from_sql=none if written else dbt_analyze._own_states_sql(table, run.run_id),
+        reads_after=0 if written and not table.partition_columns else 1) -%}
   {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run, read.succeeded[0],
                                                                   plan.scan_columns and request.sketches == 'full',
-                                                                  succeeded_sql) -%}
+                                                                  succeeded_sql, written) -%}
   {%- set own = merged.own -%}
   {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ own[0] ~ ' rows (' ~ own[1] ~ ' bytes) scanned in '
          ~ (to_scan | length) ~ ' partition(s), '

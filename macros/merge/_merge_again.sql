@@ -4,19 +4,21 @@
     run's and those runs' table rows map (the newest state of each), until no other run succeeded
     meanwhile, so the last table rows always count every succeeded state. `seen`: the runs that had
     succeeded when this run read its states. Writes the run's `succeeded` event (succeeded_sql)
-    first; the first check also reads what the run itself stored, from that event. An
-    unpartitioned table's run merges nothing stored: its rows are the whole table's as its scan
-    saw it, whichever run succeeds last holds the current ones, and no other run's state can be
-    missing from them. Nothing is checked; its own numbers are read at once with the event.
+    first; `own` is what the run itself stored ([rows, bytes, sketch_bytes]) when its write took
+    it, else the first check reads it from that event. An unpartitioned table's run merges nothing
+    stored: its rows are the whole table's as its scan saw it, whichever run succeeds last holds
+    the current ones, and no other run's state can be missing from them. Nothing is checked; its
+    own numbers, unless given, are read at once with the event.
     Returns {run_id: the run of the last table rows, own: [rows, bytes, sketch_bytes]}. -#}
-{% macro _merge_again_after_concurrent_runs(plan, run, seen, with_sketch_statistics, succeeded_sql) %}
+{% macro _merge_again_after_concurrent_runs(plan, run, seen, with_sketch_statistics, succeeded_sql, own=none) %}
   {%- set table = plan.table -%}
-  {%- if not table.partition_columns -%}
-    {%- set own = dbt_analyze._run_at_once([succeeded_sql, dbt_analyze._own_states_sql(table, run.run_id)])[1][0] -%}
-    {{ return({'run_id': run.run_id, 'own': [own[0] | int, own[1] | int, own[2] | int]}) }}
+  {%- if not table.partition_columns and own is none -%}
+    {%- set read = dbt_analyze._run_at_once([succeeded_sql, dbt_analyze._own_states_sql(table, run.run_id)])[1][0] -%}
+    {{ return({'run_id': run.run_id, 'own': [read[0] | int, read[1] | int, read[2] | int]}) }}
   {%- endif -%}
   {%- do run_query(succeeded_sql) -%}
-  {%- set st = namespace(run_id=run.run_id, done=false, own=none, seen=seen + [run.run_id]) -%}
+  {%- if not table.partition_columns -%}{{ return({'run_id': run.run_id, 'own': own}) }}{%- endif -%}
+  {%- set st = namespace(run_id=run.run_id, done=false, own=own, seen=seen + [run.run_id]) -%}
   {%- for attempt in range(5) if not st.done -%}
     {%- set found = run_query(dbt_analyze._concurrent_runs_sql(table, run))[0] -%}
     {%- if st.own is none -%}{%- set st.own = [found[1] | int, found[2] | int, found[3] | int] -%}{%- endif -%}
@@ -32,7 +34,7 @@
       {#- This connection may keep the tables as it first read them, without the other runs' rows (Thrift). -#}
       {%- do dbt_analyze._refresh_storage(['statistics_history', 'analyze_run_events']) -%}
       {%- set keys_sql = dbt_analyze._mapped_states_keys_sql(table, [st.run_id] + others) -%}
-      {%- do dbt_analyze._run_statistics_write(dbt_analyze._statistics_insert_sql(
+      {%- do dbt_analyze._run_statistics_write(dbt_analyze._statistics_select_sql(
             plan, again.run_id, [], {'keys_sql': keys_sql, 'run_ids': none}, with_sketch_statistics)) -%}
       {%- do dbt_analyze._write_event(again, 'succeeded', table,
                                       {'partitions_scanned': 0,

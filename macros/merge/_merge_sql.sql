@@ -1,5 +1,5 @@
 {#-
-  The merge, and the run's one write: a single INSERT into statistics_history that scans the
+  The merge, and the run's one write: a single INSERT into statistics_history of a SELECT that scans the
   partitions to scan (the rewrite: _scan_sql), takes the current states of the others (stored), and
   writes, with no rescan:
     partition rows  each scanned partition's table and column rows, derived from its own state,
@@ -14,7 +14,7 @@
   KLL and top-k sketches. Exact statistics add up; NDV is the union of HLL sketches; min/max are
   compared as values of the column's type; the stddev is pooled from per-partition means and M2.
 -#}
-{% macro _statistics_insert_sql(plan, run_id, specs, stored, with_sketch_statistics) %}
+{% macro _statistics_select_sql(plan, run_id, specs, stored, with_sketch_statistics) %}
   {%- set table = plan.table -%}
   {%- set partitioned = table.partition_columns | length > 0 -%}
   {%- set single = not partitioned and specs | length > 0 -%}
@@ -56,7 +56,11 @@
   run_rows as (select d.*, m.* from this_run d left join merged m on true)
   {{ dbt_analyze._statistics_rows_sql(plan, run_id, with_sketch_statistics) }}
   {%- endset -%}
-  {{ return('insert into ' ~ dbt_analyze._storage_relation('statistics_history') ~ '\n' ~ sql) }}
+  {{ return(sql) }}
+{% endmacro %}
+
+{% macro _statistics_insert_sql(select_sql) %}
+  {{ return('insert into ' ~ dbt_analyze._storage_relation('statistics_history') ~ '\n' ~ select_sql) }}
 {% endmacro %}
 
 {#- The current states the merge takes besides this run's scan, in the columns of partition_states:

@@ -5,8 +5,9 @@
 
 {#- The INSERT of one event of a run into analyze_run_events. metrics: {column: value}, numbers as
     SQL (so with from_sql, a query of one row, they may be its columns: m.<name>); the run's
-    statement count goes into every event that ends a run. -#}
-{% macro _event_sql(run, event, table=none, metrics={}, from_sql=none) %}
+    statement count goes into every event that ends a run, with the reads_after it (by default,
+    after a `succeeded` event, the check for concurrent runs). -#}
+{% macro _event_sql(run, event, table=none, metrics={}, from_sql=none, reads_after=none) %}
   {%- set values = [] -%}
   {%- set sent = dbt_analyze._statements_sent() if event != 'started' else none -%}
   {%- for column, type in dbt_analyze._storage_columns('analyze_run_events') -%}
@@ -18,10 +19,9 @@
     {%- elif column == 'event' -%}{%- set value = dbt_analyze._quote_literal(event) -%}
     {%- elif column == 'event_at' -%}{%- set value = 'current_timestamp()' -%}
     {%- elif column == 'request' -%}{%- set value = dbt_analyze._quote_literal(run.request_text) -%}
-    {#- This statement, and for a succeeded run the read that follows it (_merge_again_after_concurrent_runs). -#}
     {%- elif column == 'statements' and sent is not none and run.get('statements_at_start') is not none -%}
-      {%- set value = 'cast(' ~ (sent - run.statements_at_start + (2 if event == 'succeeded' else 1))
-                      ~ ' as bigint)' -%}
+      {%- set after = reads_after if reads_after is not none else (1 if event == 'succeeded' else 0) -%}
+      {%- set value = 'cast(' ~ (sent - run.statements_at_start + 1 + after) ~ ' as bigint)' -%}
     {%- elif type == 'string' -%}{%- set value = dbt_analyze._quote_literal(metrics.get(column)) -%}
     {%- else -%}{%- set value = 'cast(' ~ (metrics.get(column) if metrics.get(column) is not none else 'null') ~ ' as '
                                 ~ type ~ ')' -%}
@@ -50,13 +50,23 @@
   {{ return('insert into ' ~ events ~ ' values (' ~ values | join(', ') ~ ')') }}
 {% endmacro %}
 
-{#- What a run itself stored, as one row (rows, bytes, sketch_bytes): its partitions' states. -#}
+{#- What a run itself stored, as aggregates of its statistics rows: rows, bytes and sketch_bytes
+    of its partitions' states. -#}
+{% macro _own_numbers() %}
+  {%- set state = 'state_collected_at is not null' -%}
+  {{ return([('rows', "coalesce(sum(if(column_name = '' and " ~ state ~ ', state_row_count, 0)), 0)'),
+             ('bytes', "coalesce(sum(if(column_name = '' and " ~ state ~ ', state_size_bytes, 0)), 0)'),
+             ('sketch_bytes', 'coalesce(sum(if(' ~ state ~ ', coalesce(length(state_ndv_sketch), 0)'
+                              ~ ' + coalesce(length(state_quantile_sketch), 0)'
+                              ~ ' + coalesce(length(state_top_values_sketch.sketch), 0), 0)), 0)')]) }}
+{% endmacro %}
+
+{#- What a run itself stored, read back as one row (_own_numbers). -#}
 {% macro _own_states_sql(table, run_id) %}
-  {{ return("select coalesce(sum(if(column_name = '', state_row_count, 0)), 0) as rows, coalesce(sum(if(column_name = '', state_size_bytes, 0)), 0) as bytes,"
-            ~ ' coalesce(sum(coalesce(length(state_ndv_sketch), 0) + coalesce(length(state_quantile_sketch), 0) + coalesce(length(state_top_values_sketch.sketch), 0)), 0) as sketch_bytes'
-            ~ ' from ' ~ dbt_analyze._storage_relation('statistics_history') ~ ' where '
-            ~ dbt_analyze._table_where_sql(table)
-            ~ ' and run_id = ' ~ dbt_analyze._quote_literal(run_id) ~ ' and state_collected_at is not null') }}
+  {%- set measures = [] -%}
+  {%- for name, expression in dbt_analyze._own_numbers() -%}{%- do measures.append(expression ~ ' as ' ~ name) -%}{%- endfor -%}
+  {{ return('select ' ~ measures | join(', ') ~ ' from ' ~ dbt_analyze._storage_relation('statistics_history')
+            ~ ' where ' ~ dbt_analyze._table_where_sql(table) ~ ' and run_id = ' ~ dbt_analyze._quote_literal(run_id)) }}
 {% endmacro %}
 
 {#- The check for concurrent runs as one row: others (the runs of the table that have succeeded,

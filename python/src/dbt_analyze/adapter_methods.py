@@ -15,6 +15,9 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   False elsewhere, and the macros run them one by one. With ``missing_paths`` (file listings), a
   statement that Spark stops at a path that does not exist returns ``{"missing_path": path}``
   instead, on any connection; ``settings`` are Spark SQL settings of each statement, for it alone.
+- ``dbt_analyze_insert_observed(relation, select_sql, measures, settings=None)``: inserts a
+  query's rows and returns aggregates of them taken while they were written (session
+  connections); None elsewhere, and the macros insert, then read.
 - ``dbt_analyze_parallelism()``: the session's Spark's default parallelism; None elsewhere.
 - ``dbt_analyze_query_rows(sql)``: runs ``sql``; ``{"rows": [...]}``, or ``{"error": ...}`` with the
   Spark error that stopped it (a probe whose failure is an answer: a table that is not there).
@@ -183,15 +186,9 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
         def run(sql: str, own_settings: dict[str, Any]) -> list[tuple]:
             with_settings = f" with {json.dumps(own_settings)}" if own_settings else ""
             logger.debug(f"dbt_analyze: running{at_once}{with_settings}:\n{sql}")
-            if not own_settings:
-                return [tuple(row) for row in spark.sql(sql).collect()]
-            own = _session_with(spark, own_settings)
-            _forget_tables(own)
-            try:
-                return [tuple(row) for row in own.sql(sql).collect()]
-            finally:
-                if not missing_paths:  # a file listing reads paths, and writes nothing
-                    _forget_tables(spark)
+            # A file listing reads paths and writes nothing: the main session may keep its tables.
+            return _in_session(spark, own_settings, lambda session: [tuple(row) for row in session.sql(sql).collect()],
+                               forget_after=not missing_paths)
 
         with ThreadPoolExecutor(max_workers=len(statements) or 1, thread_name_prefix="dbt_analyze") as pool:
             results = list(pool.map(lambda sql, own: outcome(lambda text: run(text, own), sql), statements, settings))
@@ -213,6 +210,59 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
         sql, error = errors[0]
         raise _statement_error(error, sql) if session else error  # dbt's connection raised dbt's own error
     return results
+
+
+def dbt_analyze_insert_observed(adapter: Any, relation: str, select_sql: str, measures: dict[str, str],
+                                settings: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """Inserts the rows of ``select_sql`` into ``relation`` (as ``insert into relation select ...``)
+    and returns ``measures`` ({name: aggregate SQL over those rows}) as Spark computed them while it
+    wrote the rows (an ``Observation``): what a read of the rows after the write would give, without
+    that read. ``settings`` hold for this statement alone, as in ``dbt_analyze_run_concurrently``.
+    {} when the rows are written but Spark has not handed over the measures (it does as the write
+    ends), and None, with nothing run, when the connection is not a session: the macros read."""
+    from dbt_analyze.session_submission import is_session
+
+    if not is_session(adapter):
+        return None
+    from dbt.adapters.events.logging import AdapterLogger
+    from pyspark.sql import Observation, SparkSession
+    from pyspark.sql import functions as F
+
+    count_statement()
+    sql = f"insert into {relation}\n{select_sql}"
+    AdapterLogger("dbt_analyze").debug(f"dbt_analyze: running with {json.dumps(settings or {})}, observing"
+                                       f" {json.dumps(measures)}:\n{sql}")
+    observation = Observation("dbt_analyze")
+
+    def insert(session: Any) -> None:
+        observed = [F.expr(expression).alias(name) for name, expression in measures.items()]
+        session.sql(select_sql).observe(observation, *observed).write.insertInto(relation)
+
+    try:
+        _in_session(SparkSession.builder.getOrCreate(), settings or {}, insert)
+    except Exception as error:  # noqa: BLE001 - raised as dbt reports a database error
+        raise _statement_error(error, sql) from error
+    try:
+        handed_over = observation._jo.future().isCompleted()
+    except Exception:  # noqa: BLE001 - a Spark whose Observation has no future: its get waits for them
+        handed_over = True
+    return dict(observation.get) if handed_over else {}
+
+
+def _in_session(spark: Any, settings: dict[str, Any], action: Any, forget_after: bool = True) -> Any:
+    """``action(session)``: in ``spark`` itself, or with ``settings`` in a session of its own
+    (``_session_with``), which forgets the tables it read before, and ``spark`` after
+    (``forget_after``): each session caches tables with their file lists, which the other's writes
+    do not refresh."""
+    if not settings:
+        return action(spark)
+    own = _session_with(spark, settings)
+    _forget_tables(own)
+    try:
+        return action(own)
+    finally:
+        if forget_after:
+            _forget_tables(spark)
 
 
 _SETTINGS_SESSIONS: dict[str, Any] = {}
@@ -407,6 +457,7 @@ METHODS = (
     dbt_analyze_read_text,
     dbt_analyze_estimate_statistics,
     dbt_analyze_run_concurrently,
+    dbt_analyze_insert_observed,
     dbt_analyze_parallelism,
     dbt_analyze_query_rows,
     dbt_analyze_statements,
