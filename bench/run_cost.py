@@ -56,8 +56,8 @@ def new_partition(table: str, select: str, rows: int) -> str:
 
 
 def statement_profile(relation: str, before: str | None = None, **options) -> dict:
-    """Where one warm run of `relation` (full unless options say otherwise; after the statement
-    `before`) spends its time: each Spark statement in order, from its
+    """Where one warm run of `relation` with `options` (after the statement `before`) spends its
+    time: each Spark statement in order, from its
     sql() (parse, analysis, planning; a command also runs) to the end of the collect() that runs a
     query's job, and the rest of the run (Jinja, Python, dbt): the run less the union of the
     statements' intervals (statements run at once overlap)."""
@@ -90,7 +90,7 @@ def statement_profile(relation: str, before: str | None = None, **options) -> di
         SparkSession.builder.getOrCreate().sql(before)
     SparkSession.sql, DataFrame.collect, DataFrameWriter.insertInto = timed_sql, timed_collect, timed_insert_into
     try:
-        run = interleaved([{"name": "ours", "analyze": ours(relation, **(options or {"full": True}))}], 1, warmup=0)["ours"]
+        run = interleaved([{"name": "ours", "analyze": ours(relation, **options)}], 1, warmup=0)["ours"]
     finally:
         SparkSession.sql, DataFrame.collect, DataFrameWriter.insertInto = sql, collect, insert_into
     in_spark, reached = 0.0, float("-inf")
@@ -149,7 +149,7 @@ def measure(spark, scale: float, rounds: int) -> dict:
     small = datasets.create(spark, "cost_small", MIXED, 1000)
     report["small"] = interleaved([{"name": "ours", "analyze": ours(small, full=True)},
                                    {"name": "spark", "sql": SPARK_ANALYZE.format(small)}], rounds + 2, warmup=2)
-    report["small_profile"] = statement_profile(small)
+    report["small_profile"] = statement_profile(small, full=True)
 
     step("mixed table, basic and full")
     mixed = datasets.create(spark, "cost_mixed", MIXED, int(2_000_000 * scale))
@@ -175,8 +175,7 @@ def measure(spark, scale: float, rounds: int) -> dict:
     interleaved([{"name": "first", "analyze": ours(days)}], 1, warmup=0)
     report["many_partitions"] = interleaved([{"name": "new_day", "before": new_partition(days, "id, cast(id % 13 as string)", 10),
                                               "analyze": ours(days)}], rounds)["new_day"]
-    report["many_partitions_profile"] = statement_profile(days, before=new_partition(days, "id, cast(id % 13 as string)", 10),
-                                                          columns="all")
+    report["many_partitions_profile"] = statement_profile(days, before=new_partition(days, "id, cast(id % 13 as string)", 10))
     step("a project of a dozen models")
     report["project"] = measure_project(rounds)
     return report
