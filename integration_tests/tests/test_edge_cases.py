@@ -102,7 +102,8 @@ def test_hostile_table_names_and_partition_values(spark, dbt, name):
     result = analyze(dbt, relation="analytics." + name, columns="all")
     assert result.success, result.error
     # stored under the catalog's spelling of the name (Spark's catalog keeps names in lower case)
-    tables = rows(spark, f"select * from analytics_stats.table_statistics where table_schema = 'analytics' and table_name = '{name.lower().replace(chr(39), chr(39) * 2)}'")
+    stored = f"select * from analytics_stats.table_statistics where table_schema = 'analytics' and table_name = '{name.lower().replace(chr(39), chr(39) * 2)}'"
+    tables = rows(spark, stored)
     assert len(tables) == len(HOSTILE_VALUES) + 1
     assert {t["partition_spec"]: t["row_count"] for t in tables}[""] == len(HOSTILE_VALUES)
     # Only the partition named by a hostile value is scanned again after it changes.
@@ -110,6 +111,7 @@ def test_hostile_table_names_and_partition_values(spark, dbt, name):
     again = analyze(dbt, relation="analytics." + name, columns="all")
     assert again.success, again.error
     assert f"1 of {len(HOSTILE_VALUES)} partition(s)" in again.log
+    assert {t["partition_spec"]: t["row_count"] for t in rows(spark, stored)}[""] == len(HOSTILE_VALUES) + 1
 
 
 def test_the_same_request_twice_gives_the_same_statistics(spark, dbt):

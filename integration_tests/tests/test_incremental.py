@@ -379,6 +379,37 @@ def test_many_local_partitions_are_listed_without_a_task_per_directory_and_repor
     assert line.count("(stale)") == 20 and line.endswith("and 5 more"), line
 
 
+def test_a_run_asks_the_metastore_for_the_partitions_it_scans_only(spark, dbt):
+    """A metastore cannot evaluate the spec predicate (a string built from every partition
+    column), so beside it the scan names each partition column's values as literals of the
+    column's type, which Spark hands to the metastore: planning the write after one new day
+    fetches that day, not all 41 partitions (HiveCatalogMetrics). A column holding null in a
+    partition to scan is left to the spec predicate, which still prunes it exactly."""
+    table = "analytics.pushdown_days"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"create table {table} (v bigint, region string, day int, d date) using parquet partitioned by (region, day, d)")
+    spark.sql(f"insert into {table} select id, 'it''s a/b; --%41=', cast(id % 40 as int), date'2024-01-01' from range(400)")
+    assert analyze(dbt, relation=table, columns="all").success
+    spark.sql(f"insert into {table} select id, 'it''s a/b; --%41=', 40, date'2024-01-02' from range(7)")
+    dry = analyze(dbt, relation=table, columns="all", dry_run=True)
+    assert dry.success, dry.error
+    insert = dry.messages[next(i for i, m in enumerate(dry.messages) if m.startswith("-- dbt_analyze dry run")) + 1]
+    assert "`region` in ('it\\'s a/b; --%41=') and `day` in (40) and `d` in (date'2024-01-02')" in insert
+    fetched = spark._jvm.org.apache.spark.metrics.source.HiveCatalogMetrics.METRIC_PARTITIONS_FETCHED()
+    before = fetched.getCount()
+    spark.sql("explain " + insert.rstrip(";")).collect()
+    assert 0 < fetched.getCount() - before < 40
+
+    spark.sql(f"insert into {table} select id, null, 41, null from range(3)")
+    spark.sql(f"insert into {table} select id, 'it''s a/b; --%41=', 3, date'2024-01-01' from range(2)")
+    result = analyze(dbt, relation=table, columns="all")
+    assert result.success, result.error
+    assert "scanned in 3 partition(s), 39 skipped" in result.log
+    assert table_stats(spark, table)[""]["row_count"] == 412
+    assert rows(spark, f"select sum(row_count) as n from analytics_stats.table_statistics where table_name = 'pushdown_days'"
+                       " and partition_spec <> ''")[0]["n"] == 412
+
+
 def test_a_run_reads_its_own_table_bucket_of_the_statistics_only(spark, dbt):
     """The statistics tables are bucketed by table_name, so a run opens its own table's bucket,
     never the history of every other table. Proof: a file that no reader can parse, planted as

@@ -56,18 +56,64 @@
   {{ return(values) }}
 {% endmacro %}
 
+{#- A spec's escaped value as the partition holds it: none for __HIVE_DEFAULT_PARTITION__. -#}
+{% macro _unescape_partition_value(escaped_value) %}
+  {%- if escaped_value == '__HIVE_DEFAULT_PARTITION__' -%}{{ return(none) }}{%- endif -%}
+  {%- set value = namespace(text=escaped_value) -%}
+  {%- for char, escaped in dbt_analyze._escapes() | reverse if '%' in value.text -%}
+    {%- set value.text = value.text | replace(escaped, char) -%}
+  {%- endfor -%}
+  {{ return(value.text) }}
+{% endmacro %}
+
 {#- A spec as the clause inside PARTITION (...): its values unescaped and quoted, in the order of
     the table's partition columns (__HIVE_DEFAULT_PARTITION__ is null). -#}
 {% macro _partition_clause_sql(table, spec) %}
   {%- set parts = [] -%}
   {%- for escaped_value in dbt_analyze._split_partition_spec(spec).values() -%}
-    {%- set value = namespace(text=escaped_value) -%}
-    {%- for char, escaped in dbt_analyze._escapes() | reverse -%}
-      {%- set value.text = value.text | replace(escaped, char) -%}
-    {%- endfor -%}
+    {%- set value = dbt_analyze._unescape_partition_value(escaped_value) -%}
     {%- do parts.append(dbt_analyze._quote_identifier(table.partition_columns[loop.index0]) ~ ' = '
-                        ~ ('null' if value.text == '__HIVE_DEFAULT_PARTITION__'
-                           else dbt_analyze._quote_literal(value.text))) -%}
+                        ~ ('null' if value is none else dbt_analyze._quote_literal(value))) -%}
   {%- endfor -%}
   {{ return(parts | join(', ')) }}
+{% endmacro %}
+
+{#- Beside the spec predicate (which a metastore cannot evaluate: it prunes by the string of every
+    partition), each partition column's values as literals of its own type, `day in (40)`, which
+    Spark hands to the metastore to fetch those partitions only. Left out, to the spec predicate
+    alone: a column whose name the metastore's filter cannot spell (it takes letters, digits and
+    _), of a type without a literal here, or with null or a value the metastore's filter cannot
+    spell (a double quote, a backslash, a control character) in a spec. None when none is left. -#}
+{% macro _partition_values_filter_sql(table, specs) %}
+  {%- set literal_forms = {'tinyint': '^-?[0-9]+$', 'smallint': '^-?[0-9]+$', 'int': '^-?[0-9]+$',
+                           'bigint': '^-?[0-9]+$', 'date': '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+                           'string': '^[^"\\\\\\x00-\\x1f\\x7f]*$'} -%}
+  {%- set types = {} -%}
+  {%- for column in table.columns -%}{%- do types.update({column.name | lower: column.data_type}) -%}{%- endfor -%}
+  {%- set columns = [] -%}
+  {%- for column in table.partition_columns if types.get(column | lower) in literal_forms
+                                              and modules.re.match('^[A-Za-z0-9_]+$', column) -%}
+    {%- do columns.append({'index': loop.index0, 'name': column, 'type': types[column | lower], 'literals': {},
+                           'usable': true}) -%}
+  {%- endfor -%}
+  {%- for spec in specs if columns -%}
+    {%- set values = dbt_analyze._split_partition_spec(spec).values() | list -%}
+    {%- for column in columns if column.usable -%}
+      {%- set value = dbt_analyze._unescape_partition_value(values[column.index]) if values | length > column.index
+                      else none -%}
+      {%- if value is none or not modules.re.match(literal_forms[column.type], value) -%}
+        {%- do column.update({'usable': false}) -%}
+      {%- else -%}
+        {%- do column.literals.update({value if column.type.endswith('int')
+                                       else ('date' if column.type == 'date' else '') ~ dbt_analyze._quote_literal(value):
+                                       true}) -%}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- set conditions = [] -%}
+  {%- for column in columns if column.usable and column.literals -%}
+    {%- do conditions.append(dbt_analyze._quote_identifier(column.name) ~ ' in (' ~ column.literals.keys() | join(', ')
+                             ~ ')') -%}
+  {%- endfor -%}
+  {{ return(conditions | join(' and ') or none) }}
 {% endmacro %}

@@ -101,8 +101,9 @@
   )) s
 {% endmacro %}
 
-{#- WHERE of a scan: prune to the partitions to scan, and keep a sample of the sampled ones
-    (Bernoulli sampling, as Spark's TABLESAMPLE; the seed makes every pass see the same rows). -#}
+{#- WHERE of a scan: prune to the partitions to scan (and name them to the metastore), and keep a
+    sample of the sampled ones (Bernoulli sampling, as Spark's TABLESAMPLE; the seed makes every
+    pass see the same rows). -#}
 {% macro _scan_filter_sql(plan, specs, sample) %}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
   {%- set conditions = [] -%}
@@ -110,6 +111,8 @@
     {%- set quoted = [] -%}
     {%- for spec in specs -%}{%- do quoted.append(dbt_analyze._quote_literal(spec)) -%}{%- endfor -%}
     {%- do conditions.append(spec_sql ~ ' in (' ~ quoted | join(', ') ~ ')') -%}
+    {%- set by_values = dbt_analyze._partition_values_filter_sql(plan.table, specs) -%}
+    {%- if by_values -%}{%- do conditions.append(by_values) -%}{%- endif -%}
   {%- endif -%}
   {%- if sample -%}
     {%- set branches = [] -%}
