@@ -1,7 +1,8 @@
 {#-
-  The merge, and the run's one write: a single INSERT into statistics_history of a SELECT that scans the
-  partitions to scan (the rewrite: _scan_sql), takes the current states of the others (stored), and
-  writes, with no rescan:
+  The merge, and the run's one write: the SELECT of a single INSERT into statistics_history
+  (_statistics_insert_sql, or the write's own on a session: _run_statistics_write). It scans the
+  partitions to scan (the rewrite: _scan_sql), takes the current states of the others (stored),
+  and writes, with no rescan:
     partition rows  each scanned partition's table and column rows, derived from its own state,
                     which they carry (state_*): the stored partitions keep the rows they have
     table rows      the table ('') merged from every partition's state: rows, size and file count
