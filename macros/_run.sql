@@ -111,17 +111,10 @@
   {%- set written = dbt_analyze._run_statistics_write(select_sql) -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
-  {#- What the run stored, as its write took it, else read with the event (m). -#}
-  {%- set own = written or ['m.rows', 'm.bytes', 'm.sketch_bytes'] -%}
-  {%- set succeeded_sql = dbt_analyze._event_sql(run, 'succeeded', table, {
-        'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length, 'rows_scanned': own[0],
-        'bytes_scanned': own[1], 'sketch_bytes': own[2], 'plan_ms': plan_ms, 'scan_ms': scan_ms,
-        'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none},
-        from_sql=none if written else dbt_analyze._own_states_sql(table, run.run_id),
-        reads_after=0 if written and not table.partition_columns else 1) -%}
   {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run, read.succeeded[0],
-                                                                  plan.scan_columns and request.sketches == 'full',
-                                                                  succeeded_sql, written) -%}
+        plan.scan_columns and request.sketches == 'full',
+        {'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length, 'plan_ms': plan_ms,
+         'scan_ms': scan_ms, 'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}, written) -%}
   {%- set own = merged.own -%}
   {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ own[0] ~ ' rows (' ~ own[1] ~ ' bytes) scanned in '
          ~ (to_scan | length) ~ ' partition(s), '

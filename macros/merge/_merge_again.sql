@@ -3,15 +3,22 @@
     its states. Then the table is merged again, as a run of its own, from the partitions that this
     run's and those runs' table rows map (the newest state of each), until no other run succeeded
     meanwhile, so the last table rows always count every succeeded state. `seen`: the runs that had
-    succeeded when this run read its states. Writes the run's `succeeded` event (succeeded_sql)
-    first; `own` is what the run itself stored ([rows, bytes, sketch_bytes]) when its write took
-    it, else the first check reads it from that event. An unpartitioned table's run merges nothing
-    stored: its rows are the whole table's as its scan saw it, whichever run succeeds last holds
-    the current ones, and no other run's state can be missing from them. Nothing is checked; its
-    own numbers, unless given, are read at once with the event.
+    succeeded when this run read its states. Writes the run's `succeeded` event first, with
+    `metrics` and what the run itself stored: `own` ([rows, bytes, sketch_bytes]) when its write
+    took it, else read by the event from the run's rows (m), and by the first check from the event.
+    An unpartitioned table's run merges nothing stored: its rows are the whole table's as its scan
+    saw it, whichever run succeeds last holds the current ones, and no other run's state can be
+    missing from them. Nothing is checked; its own numbers, unless given, are read at once with
+    the event.
     Returns {run_id: the run of the last table rows, own: [rows, bytes, sketch_bytes]}. -#}
-{% macro _merge_again_after_concurrent_runs(plan, run, seen, with_sketch_statistics, succeeded_sql, own=none) %}
+{% macro _merge_again_after_concurrent_runs(plan, run, seen, with_sketch_statistics, metrics, own=none) %}
   {%- set table = plan.table -%}
+  {%- set numbers = own or ['m.rows', 'm.bytes', 'm.sketch_bytes'] -%}
+  {%- set event_metrics = dict(metrics) -%}
+  {%- do event_metrics.update({'rows_scanned': numbers[0], 'bytes_scanned': numbers[1], 'sketch_bytes': numbers[2]}) -%}
+  {%- set succeeded_sql = dbt_analyze._event_sql(run, 'succeeded', table, event_metrics,
+                                                 from_sql=none if own else dbt_analyze._own_states_sql(table, run.run_id),
+                                                 reads_after=0 if own and not table.partition_columns else 1) -%}
   {%- if not table.partition_columns and own is none -%}
     {%- set read = dbt_analyze._run_at_once([succeeded_sql, dbt_analyze._own_states_sql(table, run.run_id)])[1][0] -%}
     {{ return({'run_id': run.run_id, 'own': [read[0] | int, read[1] | int, read[2] | int]}) }}
