@@ -26,9 +26,9 @@
   {%- set rows = results[1] if states_sql else [] -%}
   {%- set state_rows = rows | selectattr(2, 'ne', none) | list -%}
   {%- set mapped_by = {} -%}
-  {%- for row in state_rows -%}{%- do mapped_by.update({tojson([row[0], row[1]]): row[12]}) -%}{%- endfor -%}
+  {%- for row in state_rows -%}{%- do mapped_by.update({(row[0], row[1]): row[12]}) -%}{%- endfor -%}
   {%- set latest = [] -%}
-  {%- for table in tables -%}{%- do latest.append(mapped_by.get(tojson([table.schema, table.identifier]))) -%}{%- endfor -%}
+  {%- for table in tables -%}{%- do latest.append(mapped_by.get((table.schema, table.identifier))) -%}{%- endfor -%}
   {{ return({'states': dbt_analyze._parse_current_states(tables, state_rows), 'latest': latest,
              'succeeded': dbt_analyze._parse_succeeded_runs(tables, rows | selectattr(2, 'none') | list),
              'others': results[(2 if states_sql else 1):] if with_others else none}) }}
@@ -96,9 +96,9 @@
 {#- The runs that have succeeded, from each table's row of the states read: a list per table, in the tables' order. -#}
 {% macro _parse_succeeded_runs(tables, rows) %}
   {%- set found = {} -%}
-  {%- for row in rows -%}{%- do found.update({tojson([row[0], row[1]]): row[10].split(',') | select | list}) -%}{%- endfor -%}
+  {%- for row in rows -%}{%- do found.update({(row[0], row[1]): row[10].split(',') | select | list}) -%}{%- endfor -%}
   {%- set succeeded = [] -%}
-  {%- for table in tables -%}{%- do succeeded.append(found.get(tojson([table.schema, table.identifier]), [])) -%}{%- endfor -%}
+  {%- for table in tables -%}{%- do succeeded.append(found.get((table.schema, table.identifier), [])) -%}{%- endfor -%}
   {{ return(succeeded) }}
 {% endmacro %}
 
@@ -108,10 +108,10 @@
   {%- set position = {} -%}
   {%- for table in tables -%}
     {%- do found.append({}) -%}
-    {%- do position.update({tojson([table.schema, table.identifier]): loop.index0}) -%}
+    {%- do position.update({(table.schema, table.identifier): loop.index0}) -%}
   {%- endfor -%}
   {%- for row in rows -%}
-    {%- set states = found[position[tojson([row[0], row[1]])]] -%}
+    {%- set states = found[position[(row[0], row[1])]] -%}
     {%- if row[2] not in states -%}
       {%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none,
                                      'run_id': row[10], 'text_top_values': []}}) -%}

@@ -153,12 +153,12 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
 
     ``settings``, one dict per statement (a file listing's: how Spark lists directories and splits
     files; the statistics write's: how it shuffles), hold for that statement alone: a session runs
-    it in a session of its own (``_session_with``: a clone of the main session with these settings
-    and no cached tables), so that no other dbt thread's query meanwhile sees them. Each session
-    caches the tables it read with their file lists, which the other's writes do not refresh: the
-    main session forgets them after the statement (but for a file listing). Over Thrift, whose session is the
-    connection's own, they are SET before a file listing and RESET after; other statements with
-    settings run there as the server is set (False)."""
+    it in a session of its own (``_session_with``: a clone of the main session, with these
+    settings), so that no other dbt thread's query meanwhile sees them. Each session caches the
+    tables it read with their file lists, which the other's writes do not refresh: the session of
+    its own forgets them before the statement, the main session after it (but for a file
+    listing). Over Thrift, whose session is the connection's own, they are SET before a file
+    listing and RESET after; other statements with settings run there as the server is set (False)."""
     from dbt_analyze.session_submission import is_session
 
     def outcome(run: Any, sql: str) -> Any:
@@ -251,12 +251,15 @@ def dbt_analyze_insert_observed(adapter: Any, relation: str, select_sql: str, me
 
 def _in_session(spark: Any, settings: dict[str, Any], action: Any, forget_after: bool = True) -> Any:
     """``action(session)``: in ``spark`` itself, or with ``settings`` in a session of its own
-    (``_session_with``), after which ``spark`` forgets the tables it read (``forget_after``): each
-    session caches tables with their file lists, which the other's writes do not refresh."""
+    (``_session_with``), which forgets the tables it read before, and ``spark`` after
+    (``forget_after``): each session caches tables with their file lists, which the other's writes
+    do not refresh."""
     if not settings:
         return action(spark)
+    own = _session_with(spark, settings)
+    _forget_tables(own)
     try:
-        return action(_session_with(spark, settings))
+        return action(own)
     finally:
         if forget_after:
             _forget_tables(spark)
@@ -264,9 +267,9 @@ def _in_session(spark: Any, settings: dict[str, Any], action: Any, forget_after:
 
 def _session_with(spark: Any, settings: dict[str, Any]) -> Any:
     """A clone of ``spark`` (Spark's ``cloneSession``: its settings as they are now, dbt's run-time
-    ones as ANSI mode too, and a table cache of its own, empty) plus ``settings``: cheaper than
-    bringing a kept session's settings up to date, which reads them one by one over Py4J
-    (BENCHMARKS.md, "A session of its own, cloned")."""
+    ones as ANSI mode too, and the tables it has cached) plus ``settings``: cheaper than bringing
+    a kept session's settings up to date, which reads them one by one over Py4J (BENCHMARKS.md,
+    "A session of its own, cloned")."""
     from pyspark.sql import SparkSession
 
     own = SparkSession(spark.sparkContext, spark._jsparkSession.cloneSession())
