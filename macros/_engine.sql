@@ -25,7 +25,11 @@
     (read it then). -#}
 {% macro _run_statistics_write(select_sql) %}
   {%- set cores = adapter.dbt_analyze_parallelism() if adapter.dbt_analyze_parallelism is defined else none -%}
-  {%- set settings = {'spark.sql.adaptive.enabled': 'false', 'spark.sql.shuffle.partitions': cores} if cores else {} -%}
+  {#- A metastore that cannot take the scan's filter on the partition columns' values (Derby's, when
+      it falls back from its direct SQL to JDO, which filters integers and dates only by a setting
+      of its own) returns every partition instead of failing the run. -#}
+  {%- set settings = {'spark.sql.adaptive.enabled': 'false', 'spark.sql.shuffle.partitions': cores,
+                      'spark.sql.hive.metastorePartitionPruningFallbackOnException': 'true'} if cores else {} -%}
   {%- set own = adapter.dbt_analyze_insert_observed(dbt_analyze._storage_relation('statistics_history'), select_sql,
                                                     dict(dbt_analyze._own_numbers()), settings)
                 if adapter.dbt_analyze_insert_observed is defined else none -%}

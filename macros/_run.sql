@@ -62,9 +62,11 @@
   {%- endif -%}
   {#- The stored states to merge: those of the partitions the latest run maps, less the scanned and
       the dropped ones, read by the runs that hold them. -#}
+  {%- set scanned = {} -%}
+  {%- for spec in to_scan -%}{%- do scanned.update({spec: true}) -%}{%- endfor -%}
   {%- set stored_runs = [] -%}
-  {%- for spec, state in states.items() if spec in plan.all_partitions and spec not in to_scan -%}
-    {%- do stored_runs.append(state.run_id) -%}
+  {%- for spec in plan.all_partitions if spec in states and spec not in scanned -%}
+    {%- do stored_runs.append(states[spec].run_id) -%}
   {%- endfor -%}
   {%- set stored = {'keys_sql': dbt_analyze._mapped_states_keys_sql(table, [read.latest[0]], to_scan + choice.dropped)
                                 if stored_runs else none,

@@ -48,8 +48,9 @@
   {%- do wanted.update(dbt_analyze._typed_partition_values(table, request_partition, run)) -%}
 
   {%- set all_specs = dbt_analyze._list_partitions(table) -%}
-  {%- set selected = [] -%}
-  {%- for spec in all_specs -%}
+  {%- set selected = [] if wanted else all_specs | list -%}
+  {#- Without values to match, every partition is selected: no spec is split (thousands, each a macro call). -#}
+  {%- for spec in all_specs if wanted -%}
     {%- set values = dbt_analyze._split_partition_spec(spec) -%}
     {%- set st = namespace(match=true) -%}
     {%- for key, value in wanted.items() if values.get(key) != value -%}{%- set st.match = false -%}{%- endfor -%}
@@ -216,7 +217,9 @@
 {% macro _fit_listings_to_partitions(tables, partition_specs, listings) %}
   {%- set unlisted = [] -%}
   {%- for index in range(tables | length) if tables[index].partition_columns and tables[index].location -%}
-    {%- for spec in listings[index].keys() | list if spec not in partition_specs[index] -%}
+    {%- set in_catalog = {} -%}
+    {%- for spec in partition_specs[index] -%}{%- do in_catalog.update({spec: true}) -%}{%- endfor -%}
+    {%- for spec in listings[index].keys() | list if spec not in in_catalog -%}
       {%- do listings[index].pop(spec) -%}
     {%- endfor -%}
     {%- for spec in partition_specs[index] if spec not in listings[index] -%}

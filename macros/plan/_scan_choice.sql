@@ -9,8 +9,8 @@
 {% macro _choose_scan(plan, states, request) %}
   {%- set scan_columns = [] -%}
   {%- set stated = {} -%}
-  {%- for spec, state in states.items() if spec in plan.all_partitions -%}
-    {%- do stated.update(state.columns) -%}
+  {%- for spec in plan.all_partitions if spec in states -%}
+    {%- do stated.update(states[spec].columns) -%}
   {%- endfor -%}
   {%- for column in plan.table.data_columns if column in plan.columns or stated.get(column.name) == column.data_type -%}
     {%- do scan_columns.append(column) -%}
@@ -35,8 +35,8 @@
   {%- set types = {} -%}
   {%- for column in plan.table.data_columns -%}{%- do types.update({column.name: column.data_type}) -%}{%- endfor -%}
   {%- set stored = {} -%}
-  {%- for spec, state in states.items() if spec in plan.all_partitions -%}
-    {%- for column, data_type in state.columns.items() if types.get(column) != data_type -%}
+  {%- for spec in plan.all_partitions if spec in states -%}
+    {%- for column, data_type in states[spec].columns.items() if types.get(column) != data_type -%}
       {%- do stored.setdefault(column, []).append(data_type) -%}
     {%- endfor -%}
   {%- endfor -%}
@@ -87,9 +87,10 @@
       {%- do status.update({spec: 'fresh' if fresh else 'stale'}) -%}
     {%- endif -%}
   {%- endfor -%}
-  {#- Partitions the current statistics count that are gone: dropped (once a run has merged the
-      table without them, they are history, and the table is not stale for them again). -#}
-  {%- for spec in states.keys() if spec not in plan.all_partitions -%}
+  {#- Partitions the current statistics count that are gone (status has every partition of the
+      table by now): dropped (once a run has merged the table without them, they are history,
+      and the table is not stale for them again). -#}
+  {%- for spec in states.keys() if spec not in status -%}
     {%- do status.update({spec: 'dropped'}) -%}
   {%- endfor -%}
   {{ return(status) }}

@@ -153,12 +153,12 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
 
     ``settings``, one dict per statement (a file listing's: how Spark lists directories and splits
     files; the statistics write's: how it shuffles), hold for that statement alone: a session runs
-    it in a session of its own (``_session_with``: a clone of the main session, with these
-    settings), so that no other dbt thread's query meanwhile sees them. Each session caches the
-    tables it read with their file lists, which the other's writes do not refresh: the session of
-    its own forgets them before the statement, the main session after it (but for a file
-    listing). Over Thrift, whose session is the connection's own, they are SET before a file
-    listing and RESET after; other statements with settings run there as the server is set (False)."""
+    it in a session of its own (``newSession``: the same application, its own settings), so that
+    no other dbt thread's query meanwhile sees them. Each session caches the tables it read with
+    their file lists, which the other's writes do not refresh: the session of its own forgets them
+    before the statement, the main session after it (but for a file listing). Over Thrift, whose session is the
+    connection's own, they are SET before a file listing and RESET after; other statements with
+    settings run there as the server is set (False)."""
     from dbt_analyze.session_submission import is_session
 
     def outcome(run: Any, sql: str) -> Any:
@@ -265,17 +265,26 @@ def _in_session(spark: Any, settings: dict[str, Any], action: Any, forget_after:
             _forget_tables(spark)
 
 
-def _session_with(spark: Any, settings: dict[str, Any]) -> Any:
-    """A clone of ``spark`` (Spark's ``cloneSession``: its settings as they are now, dbt's run-time
-    ones as ANSI mode too, and the tables it has cached) plus ``settings``: cheaper than bringing
-    a kept session's settings up to date, which reads them one by one over Py4J (BENCHMARKS.md,
-    "A session of its own, cloned")."""
-    from pyspark.sql import SparkSession
+_SETTINGS_SESSIONS: dict[str, Any] = {}
+_SETTINGS_LOCK = threading.Lock()
 
-    own = SparkSession(spark.sparkContext, spark._jsparkSession.cloneSession())
-    for name, value in settings.items():
-        own.conf.set(name, str(value))
-    return own
+
+def _session_with(spark: Any, settings: dict[str, Any]) -> Any:
+    """A session of ``spark``'s application with ``spark``'s settings plus ``settings``: made
+    once per process and settings, its settings brought up to date with ``spark``'s each time
+    (dbt's connection sets some at run time, as ANSI mode)."""
+    key = json.dumps(settings, sort_keys=True)
+    with _SETTINGS_LOCK:
+        session = _SETTINGS_SESSIONS.get(key)
+        if session is None:
+            session = _SETTINGS_SESSIONS[key] = spark.newSession()
+        own = session.conf.getAll
+        for name, value in spark.conf.getAll.items():
+            if own.get(name) != value and name not in settings and session.conf.isModifiable(name):
+                session.conf.set(name, value)
+        for name, value in settings.items():
+            session.conf.set(name, str(value))
+    return session
 
 
 def _forget_tables(spark: Any) -> None:
