@@ -20,24 +20,35 @@
     by partition, states keyed by column), so on session connections it runs without adaptive
     execution, which makes a job of each of its stages and plans again between them, and with a
     shuffle partition per core (BENCHMARKS.md, "The write without adaptive execution"). Over
-    Thrift the server's settings hold. Returns what the run itself stored ([rows, bytes,
-    sketch_bytes]: _own_numbers) as Spark took it while writing (session connections), else none
-    (read it then). -#}
-{% macro _run_statistics_write(select_sql) %}
+    Thrift the server's settings hold. A session runs the SELECT in two halves where select.in_two
+    (the merged groups held in memory, then the rows with their arrays derived from them): Spark
+    analyzes each half against a smaller plan (BENCHMARKS.md, "The write in two halves"). Returns
+    what the run itself stored ([rows, bytes, sketch_bytes]: _own_numbers) as Spark took it while
+    writing (session connections), else none (read it then). -#}
+{% macro _run_statistics_write(select) %}
   {%- set cores = adapter.dbt_analyze_parallelism() if adapter.dbt_analyze_parallelism is defined else none -%}
-  {#- A metastore that cannot take the scan's filter on the partition columns' values (Derby's, when
-      it falls back from its direct SQL to JDO, which filters integers and dates only by a setting
-      of its own) returns every partition instead of failing the run. -#}
-  {%- set settings = {'spark.sql.adaptive.enabled': 'false', 'spark.sql.shuffle.partitions': cores,
-                      'spark.sql.hive.metastorePartitionPruningFallbackOnException': 'true'} if cores else {} -%}
-  {%- set own = adapter.dbt_analyze_insert_observed(dbt_analyze._storage_relation('statistics_history'), select_sql,
-                                                    dict(dbt_analyze._own_numbers()), settings)
+  {%- set settings = {} -%}
+  {%- if cores -%}
+    {%- do settings.update(dbt_analyze._partition_filter_settings()) -%}
+    {%- do settings.update({'spark.sql.adaptive.enabled': 'false', 'spark.sql.shuffle.partitions': cores}) -%}
+  {%- endif -%}
+  {%- set halves = {'merged_sql': select.merged_sql, 'merged_view': select.merged_view,
+                    'rows_sql': select.rows_sql} if select.in_two else none -%}
+  {%- set own = adapter.dbt_analyze_insert_observed(dbt_analyze._storage_relation('statistics_history'), select.sql,
+                                                    dict(dbt_analyze._own_numbers()), settings, halves)
                 if adapter.dbt_analyze_insert_observed is defined else none -%}
   {%- if own is not none -%}
     {{ return([own.rows | int, own.bytes | int, own.sketch_bytes | int] if own else none) }}
   {%- endif -%}
-  {%- do dbt_analyze._run_at_once([dbt_analyze._statistics_insert_sql(select_sql)], settings=[settings]) -%}
+  {%- do dbt_analyze._run_at_once([dbt_analyze._statistics_insert_sql(select)], settings=[settings]) -%}
   {{ return(none) }}
+{% endmacro %}
+
+{#- Settings of a statement that filters on the partition columns' values: a metastore that cannot
+    take the filter (Derby's, when it falls back from its direct SQL to JDO, which filters integers
+    and dates only by a setting of its own) returns every partition instead of failing the run. -#}
+{% macro _partition_filter_settings() %}
+  {{ return({'spark.sql.hive.metastorePartitionPruningFallbackOnException': 'true'}) }}
 {% endmacro %}
 
 {% macro _elapsed_ms(since) %}

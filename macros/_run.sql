@@ -62,8 +62,7 @@
   {%- endif -%}
   {#- The stored states to merge: those of the partitions the latest run maps, less the scanned and
       the dropped ones, read by the runs that hold them. -#}
-  {%- set scanned = {} -%}
-  {%- for spec in to_scan -%}{%- do scanned.update({spec: true}) -%}{%- endfor -%}
+  {%- set scanned = dbt_analyze._spec_set(to_scan) -%}
   {%- set stored_runs = [] -%}
   {%- for spec in plan.all_partitions if spec in states and spec not in scanned -%}
     {%- do stored_runs.append(states[spec].run_id) -%}
@@ -71,15 +70,15 @@
   {%- set stored = {'keys_sql': dbt_analyze._mapped_states_keys_sql(table, [read.latest[0]], to_scan + choice.dropped)
                                 if stored_runs else none,
                     'run_ids': stored_runs | unique | list, 'keys_in_plan': true} -%}
-  {%- set select_sql = dbt_analyze._statistics_select_sql(plan, run.run_id, to_scan, stored,
-                                                          plan.scan_columns and request.sketches == 'full') -%}
+  {%- set select = dbt_analyze._statistics_select_sql(plan, run.run_id, to_scan, stored,
+                                                      plan.scan_columns and request.sketches == 'full') -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': choice.skipped,
                      'dropped': choice.dropped,
                      'columns': plan.scan_columns | map(attribute='name') | list} -%}
   {%- if run.dry_run -%}
     {{ log('-- dbt_analyze dry run for ' ~ name ~ ': scan ' ~ to_scan | length ~ ' partition(s), skip '
            ~ choice.skipped | length, info=True) }}
-    {%- set insert_sql = dbt_analyze._statistics_insert_sql(select_sql) -%}
+    {%- set insert_sql = dbt_analyze._statistics_insert_sql(select) -%}
     {{ log(('' if to_scan else '-- nothing to scan;\n') ~ insert_sql ~ ';', info=True) }}
     {%- do summary.update({'sql': [insert_sql]}) -%}
     {{ return(summary) }}
@@ -109,8 +108,8 @@
            info=True) }}
   {%- endif -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))'
-         ~ (' in the same statement' if to_scan else ''), info=True) }}
-  {%- set written = dbt_analyze._run_statistics_write(select_sql) -%}
+         ~ (' in the same write' if to_scan else ''), info=True) }}
+  {%- set written = dbt_analyze._run_statistics_write(select) -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
   {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run, read.succeeded[0],

@@ -14,6 +14,9 @@
   Column rows hold their quantiles, histogram bins and top values as arrays, read off the merged
   KLL and top-k sketches. Exact statistics add up; NDV is the union of HLL sketches; min/max are
   compared as values of the column's type; the stddev is pooled from per-partition means and M2.
+  Returns the SELECT (sql) and its two halves: the merged groups (merged_sql, named merged_view
+  in rows_sql) and the rows derived from them (rows_sql), which a session runs one after the other
+  where the arrays make the rows' half heavy (in_two: _run_statistics_write).
 -#}
 {% macro _statistics_select_sql(plan, run_id, specs, stored, with_sketch_statistics) %}
   {%- set table = plan.table -%}
@@ -27,7 +30,9 @@
   {%- endif -%}
   {%- if not single -%}{%- do sources.append('select ' ~ names | join(', ') ~ ' from stored') -%}{%- endif -%}
   {%- set run = dbt_analyze._quote_literal(run_id) -%}
-  {%- set sql -%}
+  {%- set merged_view = 'dbt_analyze_merged_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run_id) -%}
+  {%- set merged_rows = dbt_analyze._quote_identifier(merged_view) -%}
+  {%- set ctes -%}
   with this_run as (select * from {{ dbt_analyze._run_numbers_sql(plan) }}),
   {%- if not single %}
   stored as ({{ dbt_analyze._stored_states_sql(plan, stored) }}),
@@ -54,14 +59,15 @@
     {%- endif %}
   ),
   {#- The merged groups beside the run's numbers; a table row also when there is no state at all. -#}
-  run_rows as (select d.*, m.* from this_run d left join merged m on true)
-  {{ dbt_analyze._statistics_rows_sql(plan, run_id, with_sketch_statistics) }}
+  {{ merged_rows }} as (select d.*, m.* from this_run d left join merged m on true)
   {%- endset -%}
-  {{ return(sql) }}
+  {%- set rows_sql = dbt_analyze._statistics_rows_sql(plan, run_id, with_sketch_statistics, merged_rows) -%}
+  {{ return({'sql': ctes ~ '\n' ~ rows_sql, 'merged_sql': ctes ~ '\nselect * from ' ~ merged_rows,
+             'merged_view': merged_view, 'rows_sql': rows_sql, 'in_two': with_sketch_statistics}) }}
 {% endmacro %}
 
-{% macro _statistics_insert_sql(select_sql) %}
-  {{ return('insert into ' ~ dbt_analyze._storage_relation('statistics_history') ~ '\n' ~ select_sql) }}
+{% macro _statistics_insert_sql(select) %}
+  {{ return('insert into ' ~ dbt_analyze._storage_relation('statistics_history') ~ '\n' ~ select.sql) }}
 {% endmacro %}
 
 {#- The current states the merge takes besides this run's scan, in the columns of partition_states:
@@ -190,7 +196,7 @@
 {#- The rows to write, from the merged groups (in statistics_history's columns): a table row ('')
     also when there is no state at all (an empty or never scanned table), from this_run alone; a
     table's column row only when every partition has a state of it. -#}
-{% macro _statistics_rows_sql(plan, run_id, with_sketch_statistics) %}
+{% macro _statistics_rows_sql(plan, run_id, with_sketch_statistics, merged_rows) %}
   {%- set partitioned = plan.table.partition_columns | length > 0 -%}
   {%- set run = dbt_analyze._quote_literal(run_id) -%}
   {%- set carries_state = 'm.is_table = 0' if partitioned else 'true' -%}
@@ -237,7 +243,7 @@
   {%- set sql -%}
   select {{ columns | join(',
          ') }}
-  from {{ dbt_analyze._sketch_arrays_sql(plan) if with_sketch_statistics else 'run_rows' }} m
+  from {{ dbt_analyze._sketch_arrays_sql(plan, merged_rows) if with_sketch_statistics else merged_rows }} m
   where (coalesce(m.is_table, 1) = 1 or m.partition_spec <> '')
     and (m.column_name is null or m.column_name = '' or m.is_table = 0 or m.partitions_analyzed = m.partition_count)
   {%- endset -%}
@@ -255,7 +261,7 @@
     fell at random on their W values (W (1 - exp(-rows / W))): the sparse bins of a skewed column's
     tail get more than its dense ones. Capped by the bin's rows and W. Partition histograms are many
     rows: only when asked (dbt_analyze_partition_histograms). -#}
-{% macro _sketch_arrays_sql(plan) %}
+{% macro _sketch_arrays_sql(plan, merged_rows) %}
   {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
   {%- set num_bins = dbt_analyze._var('dbt_analyze_histogram_bins') | int -%}
   {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
@@ -328,7 +334,7 @@
                                  (l, r) -> case when l.count > r.count then -1 when l.count < r.count then 1
                                                 when l.item < r.item then -1 when l.item > r.item then 1 else 0 end)
                         as top_sorted
-               from run_rows
+               from {{ merged_rows }}
              )
            )
          )

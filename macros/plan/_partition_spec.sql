@@ -117,3 +117,10 @@
   {%- endfor -%}
   {{ return(conditions | join(' and ') or none) }}
 {% endmacro %}
+
+{#- {spec: true} of specs: membership by lookup, where a plan tests thousands of partitions. -#}
+{% macro _spec_set(specs) %}
+  {%- set found = {} -%}
+  {%- for spec in specs -%}{%- do found.update({spec: true}) -%}{%- endfor -%}
+  {{ return(found) }}
+{% endmacro %}

@@ -217,8 +217,7 @@
 {% macro _fit_listings_to_partitions(tables, partition_specs, listings) %}
   {%- set unlisted = [] -%}
   {%- for index in range(tables | length) if tables[index].partition_columns and tables[index].location -%}
-    {%- set in_catalog = {} -%}
-    {%- for spec in partition_specs[index] -%}{%- do in_catalog.update({spec: true}) -%}{%- endfor -%}
+    {%- set in_catalog = dbt_analyze._spec_set(partition_specs[index]) -%}
     {%- for spec in listings[index].keys() | list if spec not in in_catalog -%}
       {%- do listings[index].pop(spec) -%}
     {%- endfor -%}

@@ -102,9 +102,10 @@
 {% macro _plan_sample(plan, specs, sample) %}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
   {#- The spec is named: dbt reads a column without a name (an unpartitioned table's spec '') as None. -#}
-  {%- set counts = run_query('select ' ~ spec_sql ~ ' as partition_spec, count(1) from ' ~ plan.table.quoted ~ ' '
-                             ~ dbt_analyze._scan_filter_sql(plan, specs, none)
-                             ~ dbt_analyze._group_by_partitions_sql(plan.table)) -%}
+  {%- set filtered = [dbt_analyze._partition_filter_settings()] -%}
+  {%- set counts = dbt_analyze._run_at_once(['select ' ~ spec_sql ~ ' as partition_spec, count(1) from '
+                                             ~ plan.table.quoted ~ ' ' ~ dbt_analyze._scan_filter_sql(plan, specs, none)
+                                             ~ dbt_analyze._group_by_partitions_sql(plan.table)], settings=filtered)[0] -%}
   {%- set exact_rows = {} -%}
   {%- set fractions = {} -%}
   {%- for row in counts -%}
@@ -116,7 +117,7 @@
   {%- set result = {'sample': fractions, 'exact_rows': exact_rows, 'singletons': {}} -%}
   {%- if fractions -%}
     {%- set sql = dbt_analyze._singletons_query_sql(plan, specs, fractions) -%}
-    {%- for row in (run_query(sql) if sql else []) if row[0] in fractions -%}
+    {%- for row in (dbt_analyze._run_at_once([sql], settings=filtered)[0] if sql else []) if row[0] in fractions -%}
       {%- do result.singletons.setdefault(row[0], {}).update({row[1]: row[2] | int}) -%}
     {%- endfor -%}
   {%- endif -%}

@@ -213,11 +213,16 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
 
 
 def dbt_analyze_insert_observed(adapter: Any, relation: str, select_sql: str, measures: dict[str, str],
-                                settings: dict[str, Any] | None = None) -> dict[str, Any] | None:
+                                settings: dict[str, Any] | None = None,
+                                halves: dict[str, str] | None = None) -> dict[str, Any] | None:
     """Inserts the rows of ``select_sql`` into ``relation`` (as ``insert into relation select ...``)
     and returns ``measures`` ({name: aggregate SQL over those rows}) as Spark computed them while it
     wrote the rows (an ``Observation``): what a read of the rows after the write would give, without
     that read. ``settings`` hold for this statement alone, as in ``dbt_analyze_run_concurrently``.
+    With ``halves`` ({merged_sql, merged_view, rows_sql}: the same SELECT in two), the rows of
+    merged_sql are held in memory first (a local checkpoint) as the temporary view merged_view that
+    rows_sql reads, and rows_sql is inserted: Spark analyzes each half against its own plan, not
+    the whole SELECT at every pass of its analyzer.
     {} when the rows are written but Spark has not handed over the measures (it does as the write
     ends), and None, with nothing run, when the connection is not a session: the macros read."""
     from dbt_analyze.session_submission import is_session
@@ -228,15 +233,26 @@ def dbt_analyze_insert_observed(adapter: Any, relation: str, select_sql: str, me
     from pyspark.sql import Observation, SparkSession
     from pyspark.sql import functions as F
 
-    count_statement()
     sql = f"insert into {relation}\n{select_sql}"
     AdapterLogger("dbt_analyze").debug(f"dbt_analyze: running with {json.dumps(settings or {})}, observing"
-                                       f" {json.dumps(measures)}:\n{sql}")
+                                       f" {json.dumps(measures)}"
+                                       f"{' in two halves' if halves else ''}:\n{sql}")
     observation = Observation("dbt_analyze")
 
     def insert(session: Any) -> None:
         observed = [F.expr(expression).alias(name) for name, expression in measures.items()]
-        session.sql(select_sql).observe(observation, *observed).write.insertInto(relation)
+        rows_sql = select_sql
+        if halves:
+            count_statement()
+            merged = session.sql(halves["merged_sql"]).localCheckpoint(eager=True)
+            merged.createOrReplaceTempView(halves["merged_view"])
+            rows_sql = halves["rows_sql"]
+        try:
+            count_statement()
+            session.sql(rows_sql).observe(observation, *observed).write.insertInto(relation)
+        finally:
+            if halves:
+                session.catalog.dropTempView(halves["merged_view"])
 
     try:
         _in_session(SparkSession.builder.getOrCreate(), settings or {}, insert)
