@@ -32,10 +32,8 @@
     {%- do settings.update(dbt_analyze._partition_filter_settings()) -%}
     {%- do settings.update({'spark.sql.adaptive.enabled': 'false', 'spark.sql.shuffle.partitions': cores}) -%}
   {%- endif -%}
-  {%- set halves = {'merged_sql': select.merged_sql, 'merged_view': select.merged_view,
-                    'rows_sql': select.rows_sql} if select.in_two else none -%}
-  {%- set own = adapter.dbt_analyze_insert_observed(dbt_analyze._storage_relation('statistics_history'), select.sql,
-                                                    dict(dbt_analyze._own_numbers()), settings, halves)
+  {%- set own = adapter.dbt_analyze_insert_observed(dbt_analyze._storage_relation('statistics_history'), select,
+                                                    dict(dbt_analyze._own_numbers()), settings)
                 if adapter.dbt_analyze_insert_observed is defined else none -%}
   {%- if own is not none -%}
     {{ return([own.rows | int, own.bytes | int, own.sketch_bytes | int] if own else none) }}

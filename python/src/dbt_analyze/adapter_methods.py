@@ -15,9 +15,9 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   False elsewhere, and the macros run them one by one. With ``missing_paths`` (file listings), a
   statement that Spark stops at a path that does not exist returns ``{"missing_path": path}``
   instead, on any connection; ``settings`` are Spark SQL settings of each statement, for it alone.
-- ``dbt_analyze_insert_observed(relation, select_sql, measures, settings=None)``: inserts a
-  query's rows and returns aggregates of them taken while they were written (session
-  connections); None elsewhere, and the macros insert, then read.
+- ``dbt_analyze_insert_observed(relation, select, measures, settings=None)``: inserts a
+  query's rows (in its two halves where the query says so) and returns aggregates of them taken
+  while they were written (session connections); None elsewhere, and the macros insert, then read.
 - ``dbt_analyze_parallelism()``: the session's Spark's default parallelism; None elsewhere.
 - ``dbt_analyze_query_rows(sql)``: runs ``sql``; ``{"rows": [...]}``, or ``{"error": ...}`` with the
   Spark error that stopped it (a probe whose failure is an answer: a table that is not there).
@@ -212,17 +212,16 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
     return results
 
 
-def dbt_analyze_insert_observed(adapter: Any, relation: str, select_sql: str, measures: dict[str, str],
-                                settings: dict[str, Any] | None = None,
-                                halves: dict[str, str] | None = None) -> dict[str, Any] | None:
-    """Inserts the rows of ``select_sql`` into ``relation`` (as ``insert into relation select ...``)
+def dbt_analyze_insert_observed(adapter: Any, relation: str, select: dict[str, Any], measures: dict[str, str],
+                                settings: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """Inserts the rows of ``select["sql"]`` into ``relation`` (as ``insert into relation select ...``)
     and returns ``measures`` ({name: aggregate SQL over those rows}) as Spark computed them while it
     wrote the rows (an ``Observation``): what a read of the rows after the write would give, without
     that read. ``settings`` hold for this statement alone, as in ``dbt_analyze_run_concurrently``.
-    With ``halves`` ({merged_sql, merged_view, rows_sql}: the same SELECT in two), the rows of
-    merged_sql are held in memory first (a local checkpoint) as the temporary view merged_view that
-    rows_sql reads, and rows_sql is inserted: Spark analyzes each half against its own plan, not
-    the whole SELECT at every pass of its analyzer.
+    With ``select["in_two"]``, the same SELECT runs in its two halves: the rows of merged_sql are
+    held in memory first (a local checkpoint) as the temporary view merged_view that rows_sql reads,
+    and rows_sql is inserted: Spark analyzes each half against its own plan, not the whole SELECT
+    at every pass of its analyzer (``select``: _statistics_select_sql's dict).
     {} when the rows are written but Spark has not handed over the measures (it does as the write
     ends), and None, with nothing run, when the connection is not a session: the macros read."""
     from dbt_analyze.session_submission import is_session
@@ -233,26 +232,27 @@ def dbt_analyze_insert_observed(adapter: Any, relation: str, select_sql: str, me
     from pyspark.sql import Observation, SparkSession
     from pyspark.sql import functions as F
 
-    sql = f"insert into {relation}\n{select_sql}"
+    in_two = bool(select.get("in_two"))
+    sql = f"insert into {relation}\n{select['sql']}"
     AdapterLogger("dbt_analyze").debug(f"dbt_analyze: running with {json.dumps(settings or {})}, observing"
                                        f" {json.dumps(measures)}"
-                                       f"{' in two halves' if halves else ''}:\n{sql}")
+                                       f"{' in two halves' if in_two else ''}:\n{sql}")
     observation = Observation("dbt_analyze")
 
     def insert(session: Any) -> None:
         observed = [F.expr(expression).alias(name) for name, expression in measures.items()]
-        rows_sql = select_sql
-        if halves:
+        rows_sql = select["sql"]
+        if in_two:
             count_statement()
-            merged = session.sql(halves["merged_sql"]).localCheckpoint(eager=True)
-            merged.createOrReplaceTempView(halves["merged_view"])
-            rows_sql = halves["rows_sql"]
+            merged = session.sql(select["merged_sql"]).localCheckpoint(eager=True)
+            merged.createOrReplaceTempView(select["merged_view"])
+            rows_sql = select["rows_sql"]
         try:
             count_statement()
             session.sql(rows_sql).observe(observation, *observed).write.insertInto(relation)
         finally:
-            if halves:
-                session.catalog.dropTempView(halves["merged_view"])
+            if in_two:
+                session.catalog.dropTempView(select["merged_view"])
 
     try:
         _in_session(SparkSession.builder.getOrCreate(), settings or {}, insert)
