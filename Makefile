@@ -52,9 +52,10 @@ demo: env java
 	@echo "Statistics are in the docs too: cd integration_tests && ../$(BIN)/dbt docs serve --profiles-dir ."
 
 
-# Two processes: the tests with dbt processes of their own (kill, Thrift) beside the rest.
+# Three workers, each running whole modules on a Spark of its own: a run waits on Spark, dbt and
+# processes it starts more than it computes, so a third worker keeps both cores busy.
 test: env java chromium
-	$(BIN)/pytest -q -n 2 --dist loadgroup --rootdir . --durations=30 --doctest-modules python/src python/tests integration_tests/tests
+	$(BIN)/pytest -q -n 3 --dist loadgroup --rootdir . --durations=30 --doctest-modules python/src python/tests integration_tests/tests
 
 # The Thrift-server suite alone (make test runs it too).
 test-thrift: env java

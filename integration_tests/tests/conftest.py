@@ -2,9 +2,10 @@
 
 dbt runs in this process through dbtRunner, so every command reuses one SparkSession (and one
 Derby metastore) instead of starting a JVM each time; the tests read and check the data through
-the same session. The metastore and warehouse live under .spark/tests of the repository.
+the same session. Each pytest worker has its own session, metastore, warehouse and dbt target
+under .spark/tests/<worker> of the repository, and runs whole modules (`make test`: three workers).
 Tests that need dbt in processes of their own (a kill, the Thrift server) use metastores of their
-own and run beside the others (`make test`: two pytest workers).
+own beside those.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from pathlib import Path
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[1]
-HOME = PROJECT.parent / ".spark" / "tests"
+HOME = PROJECT.parent / ".spark" / "tests" / os.environ.get("PYTEST_XDIST_WORKER", "main")
+TARGET = HOME / "target"
 os.environ["DBT_ANALYZE_HOME"] = str(HOME)
+os.environ["DBT_TARGET_PATH"] = str(TARGET)  # dbt's partial-parse state and manifest, per worker
+os.environ["DBT_LOG_PATH"] = str(HOME / "logs")
 os.environ.setdefault("DBT_ANALYZE_TEST_SCHEMA", "analytics")
 os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"  # no network here, and no noise in the logs
 
@@ -91,16 +95,27 @@ def ensure_deps() -> None:
             assert result.success, result.error
 
 
-OWN_PROCESS_MODULES = {"test_kill.py", "test_thrift.py"}
+# Modules that must share a worker: test_project adds a broken model to the project for a moment,
+# which a whole-project build running beside it would pick up.
+SHARED_GROUPS = {"test_project.py": "project", "test_project_docs.py": "project"}
+# The longest modules, handed out first so that none of them starts last.
+LONGEST_FIRST = ["test_thrift.py", "test_kill.py", "test_project.py", "test_project_docs.py", "test_transfer.py",
+                 "test_faults.py", "test_incremental.py"]
+
+
+def pytest_configure(config):
+    """The tests start many short-lived JVMs (a dbt process, the Thrift server, a worker's Spark),
+    which spend much of their CPU on the JIT's optimizing compiler: the quick one alone does."""
+    os.environ.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's hook reads the groups
 def pytest_collection_modifyitems(items):
-    """Two groups for `pytest -n 2 --dist loadgroup`: the tests that drive dbt processes of their
-    own (each on its own metastore) run beside the rest, which share this process's session."""
+    """A group per module for `pytest -n 3 --dist loadgroup`: a module's fixtures are built once,
+    in the worker that runs all of its tests; the longest groups come first."""
+    items.sort(key=lambda item: LONGEST_FIRST.index(item.path.name) if item.path.name in LONGEST_FIRST else len(LONGEST_FIRST))
     for item in items:
-        own = item.path.name in OWN_PROCESS_MODULES
-        item.add_marker(pytest.mark.xdist_group("own_processes" if own else "embedded_session"))
+        item.add_marker(pytest.mark.xdist_group(SHARED_GROUPS.get(item.path.name, item.path.stem)))
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ import json
 import re
 
 import pytest
-from conftest import PROJECT, column_stats, rows, table_stats
+from conftest import PROJECT, TARGET, column_stats, rows, table_stats
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ def test_failing_python_model_reports_its_traceback(spark, dbt, tmp_path):
         assert "ValueError: this model is broken on purpose" in summary and "pyspark" not in summary
         # its line numbers are those of the file dbt ran
         line = int(re.search(r"line (\d+), in model\n", summary).group(1))
-        ran = (PROJECT / "target" / "run" / "dbt_analyze_integration_tests" / "models" / "plain" / "broken_model.py").read_text()
+        ran = (TARGET / "run" / "dbt_analyze_integration_tests" / "models" / "plain" / "broken_model.py").read_text()
         assert "raise ValueError" in ran.splitlines()[line - 1]
     finally:
         model.unlink()

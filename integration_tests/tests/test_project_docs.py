@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT, table_stats
+from conftest import PROJECT, TARGET, table_stats
 
 OUTPUT = PROJECT / "test-output"
 ORDERS = "model.dbt_analyze_integration_tests.orders"
@@ -126,10 +126,10 @@ def test_the_overview_lists_every_analyzed_table(site):
 
 
 def test_catalog_row_counts_come_from_our_statistics(site):
-    catalog = json.loads((PROJECT / "target" / "catalog.json").read_text())
+    catalog = json.loads((TARGET / "catalog.json").read_text())
     stats = catalog["nodes"][ORDERS]["stats"]
     assert stats["rows"]["value"] == 7 and stats["rows"]["include"]
     assert "dbt_analyze_collected_at" in stats
     assert "dbt_analyze_collected_at" not in catalog["nodes"][NEVER]["stats"]
-    manifest = json.loads((PROJECT / "target" / "manifest.json").read_text())
+    manifest = json.loads((TARGET / "manifest.json").read_text())
     assert "Statistics (dbt_analyze)" not in manifest["nodes"][NEVER]["description"]
