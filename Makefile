@@ -52,10 +52,10 @@ demo: env java
 	@echo "Statistics are in the docs too: cd integration_tests && ../$(BIN)/dbt docs serve --profiles-dir ."
 
 
-# Three workers, each running whole modules on a Spark of its own: a run waits on Spark, dbt and
-# processes it starts more than it computes, so a third worker keeps both cores busy.
+# Three workers, each running whole modules (longest first) on a Spark of its own: a third keeps
+# both cores busy while another waits on the processes it started.
 test: env java chromium
-	$(BIN)/pytest -q -n 3 --dist loadgroup --rootdir . --durations=30 --doctest-modules python/src python/tests integration_tests/tests
+	$(BIN)/pytest -q -n 3 --dist loadgroup --no-loadscope-reorder --rootdir . --durations=30 --doctest-modules python/src python/tests integration_tests/tests
 
 # The Thrift-server suite alone (make test runs it too).
 test-thrift: env java

@@ -95,24 +95,24 @@ def ensure_deps() -> None:
             assert result.success, result.error
 
 
+# A dbt process's JVM lives for a few statements and would spend much of its CPU on the JIT's
+# optimizing compiler: the quick one alone does (test_transfer: a third less CPU). Long-lived JVMs
+# (the workers' Spark, the Thrift server) keep both: their code runs long enough to pay it back.
+SHORT_LIVED_JVM = {"JAVA_TOOL_OPTIONS": "-XX:TieredStopAtLevel=1"}
+
 # Modules that must share a worker: test_project adds a broken model to the project for a moment,
 # which a whole-project build running beside it would pick up.
 SHARED_GROUPS = {"test_project.py": "project", "test_project_docs.py": "project"}
 # The longest modules, handed out first so that none of them starts last.
 LONGEST_FIRST = ["test_thrift.py", "test_kill.py", "test_project.py", "test_project_docs.py", "test_transfer.py",
-                 "test_faults.py", "test_incremental.py"]
-
-
-def pytest_configure(config):
-    """The tests start many short-lived JVMs (a dbt process, the Thrift server, a worker's Spark),
-    which spend much of their CPU on the JIT's optimizing compiler: the quick one alone does."""
-    os.environ.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1")
+                 "test_faults.py", "test_incremental.py", "test_merge_property.py"]
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's hook reads the groups
 def pytest_collection_modifyitems(items):
-    """A group per module for `pytest -n 3 --dist loadgroup`: a module's fixtures are built once,
-    in the worker that runs all of its tests; the longest groups come first."""
+    """A group per module for `pytest -n 3 --dist loadgroup`: a module's fixtures are built once, in
+    the worker that runs all of its tests. The longest groups come first (`--no-loadscope-reorder`:
+    xdist would otherwise hand out the groups with the most tests first)."""
     items.sort(key=lambda item: LONGEST_FIRST.index(item.path.name) if item.path.name in LONGEST_FIRST else len(LONGEST_FIRST))
     for item in items:
         item.add_marker(pytest.mark.xdist_group(SHARED_GROUPS.get(item.path.name, item.path.stem)))
@@ -154,7 +154,8 @@ def dbt_process(home: Path, env: dict, *args: str, kill_on: str | None = None, k
     ensure_deps()
     command = [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                               env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **own_paths(home), **env})
+                               env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **own_paths(home),
+                                    **SHORT_LIVED_JVM, **env})
     output = []
     for line in process.stdout:
         output.append(line)
