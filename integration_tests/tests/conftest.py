@@ -95,11 +95,6 @@ def ensure_deps() -> None:
             assert result.success, result.error
 
 
-# A dbt process's JVM lives for a few statements and would spend much of its CPU on the JIT's
-# optimizing compiler: the quick one alone does (test_transfer: a third less CPU). Long-lived JVMs
-# (the workers' Spark, the Thrift server) keep both: their code runs long enough to pay it back.
-SHORT_LIVED_JVM = {"JAVA_TOOL_OPTIONS": "-XX:TieredStopAtLevel=1"}
-
 # Modules that must share a worker: test_project adds a broken model to the project for a moment,
 # which a whole-project build running beside it would pick up.
 SHARED_GROUPS = {"test_project.py": "project", "test_project_docs.py": "project"}
@@ -154,8 +149,7 @@ def dbt_process(home: Path, env: dict, *args: str, kill_on: str | None = None, k
     ensure_deps()
     command = [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                               env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **own_paths(home),
-                                    **SHORT_LIVED_JVM, **env})
+                               env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **own_paths(home), **env})
     output = []
     for line in process.stdout:
         output.append(line)
