@@ -19,9 +19,16 @@ import pytest
 PROJECT = Path(__file__).resolve().parents[1]
 HOME = PROJECT.parent / ".spark" / "tests" / os.environ.get("PYTEST_XDIST_WORKER", "main")
 TARGET = HOME / "target"
+
+
+def own_paths(home: Path) -> dict:
+    """dbt's target and log directories under `home`: processes beside this one's dbt do not
+    share its partial-parse state, manifest or log."""
+    return {"DBT_TARGET_PATH": str(home / "target"), "DBT_LOG_PATH": str(home / "logs")}
+
+
 os.environ["DBT_ANALYZE_HOME"] = str(HOME)
-os.environ["DBT_TARGET_PATH"] = str(TARGET)  # dbt's partial-parse state and manifest, per worker
-os.environ["DBT_LOG_PATH"] = str(HOME / "logs")
+os.environ.update(own_paths(HOME))  # dbt's partial-parse state, manifest and log, per worker
 os.environ.setdefault("DBT_ANALYZE_TEST_SCHEMA", "analytics")
 os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"  # no network here, and no noise in the logs
 
@@ -126,12 +133,6 @@ def spark():
 @pytest.fixture(scope="session")
 def dbt(spark):
     return run_dbt
-
-
-def own_paths(home: Path) -> dict:
-    """dbt's target and log directories under `home`: processes beside this one's dbt do not
-    share its partial-parse state, manifest or log."""
-    return {"DBT_TARGET_PATH": str(home / "target"), "DBT_LOG_PATH": str(home / "logs")}
 
 
 def dbt_process(home: Path, env: dict, *args: str, kill_on: str | None = None, kill_after: float = 0.0,
