@@ -35,7 +35,9 @@ os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"  # no network here, and n
 # through many different plans: much of its CPU went to the JIT's optimizing compiler, so the
 # quick one compiles alone (BENCHMARKS.md, "The test suite's time"). Its code is never replaced,
 # so it needs a tiered JVM's code cache (its own 48 MB fills: "Out of space in CodeCache").
-os.environ["JAVA_TOOL_OPTIONS"] = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
+QUICK_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
+if QUICK_JIT not in os.environ.get("JAVA_TOOL_OPTIONS", ""):  # beside a developer's own options
+    os.environ["JAVA_TOOL_OPTIONS"] = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} {QUICK_JIT}".strip()
 
 
 class DbtResult:
