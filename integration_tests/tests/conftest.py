@@ -97,7 +97,7 @@ def new_spark_session(home: Path, **conf: str):
 
 
 def ensure_deps() -> None:
-    """`dbt deps` once for all processes of a test run: the suite runs in two at once (xdist), and
+    """`dbt deps` once for all processes of a test run: the suite runs in several at once (xdist), and
     a `dbt deps` re-links the package under another process's feet."""
     import fcntl
 
