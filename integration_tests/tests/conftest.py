@@ -31,13 +31,18 @@ os.environ["DBT_ANALYZE_HOME"] = str(HOME)
 os.environ.update(own_paths(HOME))  # dbt's partial-parse state, manifest and log, per worker
 os.environ.setdefault("DBT_ANALYZE_TEST_SCHEMA", "analytics")
 os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"  # no network here, and no noise in the logs
-# Every JVM of the suite (the workers' Spark, dbt processes, the Thrift server) runs small data
-# through many different plans: much of its CPU went to the JIT's optimizing compiler, so the
-# quick one compiles alone (BENCHMARKS.md, "The test suite's time"). Its code is never replaced,
-# so it needs a tiered JVM's code cache (its own 48 MB fills: "Out of space in CodeCache").
 QUICK_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
-if QUICK_JIT not in os.environ.get("JAVA_TOOL_OPTIONS", ""):  # beside a developer's own options
-    os.environ["JAVA_TOOL_OPTIONS"] = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} {QUICK_JIT}".strip()
+
+
+def pytest_configure(config):
+    """Every JVM of the suite (the workers' Spark, dbt processes, the Thrift server) runs small
+    data through many different plans: much of its CPU went to the JIT's optimizing compiler, so
+    the quick one compiles alone (BENCHMARKS.md, "The test suite's time"). Its code is never
+    replaced, so it needs a tiered JVM's code cache (its own 48 MB fills: "Out of space in
+    CodeCache"). Set here, not on import: the benchmarks import this module and time warm
+    sessions, where the optimizing compiler pays for itself."""
+    if QUICK_JIT not in os.environ.get("JAVA_TOOL_OPTIONS", ""):  # beside a developer's own options
+        os.environ["JAVA_TOOL_OPTIONS"] = f"{os.environ.get('JAVA_TOOL_OPTIONS', '')} {QUICK_JIT}".strip()
 
 
 class DbtResult:
