@@ -55,12 +55,10 @@
 {% endmacro %}
 
 {#- {spec: fresh | stale | new | dropped} for every partition of the table, and for partitions
-    that are gone but still counted in the table's current statistics: fresh
-    when the partition's files (count, sizes, newest modification) are those its state was taken
-    from and the state covers `columns` with their current types (and the sketches asked for: a
-    number's, date's or timestamp's top-k sketch with items of its type, _top_values_sql). -#}
+    that are gone but still counted in the table's current statistics, against `columns` with
+    their current types and the sketches asked for (the rules: partition_states.py's
+    partition_status, which loops over the partitions: thousands, on some tables). -#}
 {% macro _partition_status(plan, states, columns, sketches='basic') %}
-  {#- Per column, once (the loop below runs per partition: thousands of times). -#}
   {%- set types = {} -%}
   {%- set native_top_k = [] -%}
   {%- for column in columns -%}
@@ -70,30 +68,8 @@
       {%- do native_top_k.append(column.name) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set status = {} -%}
-  {%- for spec in plan.all_partitions -%}
-    {%- set state = states.get(spec) -%}
-    {%- set files = plan.listing.get(spec, {'file_count': 0, 'size_bytes': 0, 'modified_at': none}) -%}
-    {%- if state is none or state.fingerprint is none -%}
-      {%- do status.update({spec: 'new'}) -%}
-    {%- else -%}
-      {#- Fresh: the same files, the sketches asked for, every column's state of its type today
-          (the stored types include today's), and no number's top-k sketch with text items. -#}
-      {%- set fresh = state.fingerprint == [files.file_count, files.size_bytes, files.modified_at]
-                      and (sketches == 'basic' or state.sketches == 'full')
-                      and state.columns.items() >= types.items()
-                      and not (native_top_k
-                               and state.get('text_top_values', []) | select('in', native_top_k) | list) -%}
-      {%- do status.update({spec: 'fresh' if fresh else 'stale'}) -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {#- Partitions the current statistics count that are gone (status has every partition of the
-      table by now): dropped (once a run has merged the table without them, they are history,
-      and the table is not stale for them again). -#}
-  {%- for spec in states.keys() if spec not in status -%}
-    {%- do status.update({spec: 'dropped'}) -%}
-  {%- endfor -%}
-  {{ return(status) }}
+  {{ return(adapter.dbt_analyze_partition_status(plan.all_partitions, plan.listing, states, types, native_top_k,
+                                                  sketches)) }}
 {% endmacro %}
 
 {#- Which partitions to sample and how much: {sample: {spec: fraction}, exact_rows: {spec: rows},

@@ -23,15 +23,12 @@
   {%- set listings = dbt_analyze._parse_listings(tables, results[0]) -%}
   {%- do dbt_analyze._fit_listings_to_partitions(tables, plans | map(attribute='all_partitions') | list, listings) -%}
   {%- for listing in listings -%}{%- do plans[loop.index0].update({'listing': listing}) -%}{%- endfor -%}
-  {%- set rows = results[1] if states_sql else [] -%}
-  {%- set state_rows = rows | selectattr(2, 'ne', none) | list -%}
-  {%- set mapped_by = {} -%}
-  {%- for row in state_rows -%}{%- do mapped_by.update({(row[0], row[1]): row[12]}) -%}{%- endfor -%}
-  {%- set latest = [] -%}
-  {%- for table in tables -%}{%- do latest.append(mapped_by.get((table.schema, table.identifier))) -%}{%- endfor -%}
-  {{ return({'states': dbt_analyze._parse_current_states(tables, state_rows), 'latest': latest,
-             'succeeded': dbt_analyze._parse_succeeded_runs(tables, rows | selectattr(2, 'none') | list),
-             'others': results[(2 if states_sql else 1):] if with_others else none}) }}
+  {#- Thousands of rows on a table of thousands of partitions: parsed by Python. -#}
+  {%- set keys = [] -%}
+  {%- for table in tables -%}{%- do keys.append([table.schema, table.identifier]) -%}{%- endfor -%}
+  {%- set read = adapter.dbt_analyze_read_states(keys, results[1] if states_sql else []) -%}
+  {%- do read.update({'others': results[(2 if states_sql else 1):] if with_others else none}) -%}
+  {{ return(read) }}
 {% endmacro %}
 
 {#- The query of the current states of tables: the partitions that each table's latest succeeded
@@ -91,38 +88,4 @@
   {%- endif %}
   {%- endset -%}
   {{ return(sql) }}
-{% endmacro %}
-
-{#- The runs that have succeeded, from each table's row of the states read: a list per table, in the tables' order. -#}
-{% macro _parse_succeeded_runs(tables, rows) %}
-  {%- set found = {} -%}
-  {%- for row in rows -%}{%- do found.update({(row[0], row[1]): row[10].split(',') | select | list}) -%}{%- endfor -%}
-  {%- set succeeded = [] -%}
-  {%- for table in tables -%}{%- do succeeded.append(found.get((table.schema, table.identifier), [])) -%}{%- endfor -%}
-  {{ return(succeeded) }}
-{% endmacro %}
-
-{#- The states' rows as one dict per table (see _read_listings_and_states). -#}
-{% macro _parse_current_states(tables, rows) %}
-  {%- set found = [] -%}
-  {%- set position = {} -%}
-  {%- for table in tables -%}
-    {%- do found.append({}) -%}
-    {%- do position.update({(table.schema, table.identifier): loop.index0}) -%}
-  {%- endfor -%}
-  {%- for row in rows -%}
-    {%- set states = found[position[(row[0], row[1])]] -%}
-    {%- if row[2] not in states -%}
-      {%- do states.update({row[2]: {'columns': {}, 'fingerprint': none, 'sketches': none, 'collected_at': none,
-                                     'run_id': row[10], 'text_top_values': []}}) -%}
-    {%- endif -%}
-    {%- if row[3] == '' -%}
-      {%- do states[row[2]].update({'fingerprint': [row[5] | int, row[6] | int, row[7]], 'sketches': row[8],
-                                    'collected_at': row[9]}) -%}
-    {%- else -%}
-      {%- do states[row[2]].columns.update({row[3]: row[4]}) -%}
-      {%- if row[11] -%}{%- do states[row[2]].text_top_values.append(row[3]) -%}{%- endif -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {{ return(found) }}
 {% endmacro %}

@@ -38,6 +38,9 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
 - ``dbt_analyze_list_files(branches)``: a run's file listing, listed by Python where the tables
   are local directories of a session's Spark (see :mod:`dbt_analyze.file_listing`); None elsewhere,
   and the macros list with Spark.
+- ``dbt_analyze_read_states(tables, rows)`` / ``dbt_analyze_partition_status(partitions, listing,
+  states, types, native_top_k, sketches)``: the states read's rows as each table's partition states,
+  and each partition's status against its files (see :mod:`dbt_analyze.partition_states`).
 
 >>> register()
 True
@@ -467,6 +470,19 @@ def dbt_analyze_list_files(adapter: Any, branches: list[dict[str, Any]]) -> list
     return list_files(branches) if is_session(adapter) else None
 
 
+def dbt_analyze_read_states(adapter: Any, tables: list, rows: list) -> dict[str, list]:
+    from dbt_analyze.partition_states import read_states
+
+    return read_states(tables, rows)
+
+
+def dbt_analyze_partition_status(adapter: Any, partitions: list, listing: dict, states: dict, types: dict,
+                                 native_top_k: list, sketches: str = "basic") -> dict[str, str]:
+    from dbt_analyze.partition_states import partition_status
+
+    return partition_status(partitions, listing, states, types, native_top_k, sketches)
+
+
 METHODS = (
     dbt_analyze_publish_statistics,
     dbt_analyze_write_text,
@@ -485,6 +501,8 @@ METHODS = (
     dbt_analyze_is_session,
     dbt_analyze_table_exists,
     dbt_analyze_list_files,
+    dbt_analyze_read_states,
+    dbt_analyze_partition_status,
 )
 
 
