@@ -49,8 +49,10 @@ def read_states(tables: Sequence[Sequence[str]], rows: Iterable[Sequence[Any]]) 
             succeeded[index] = [run for run in (row[10] or "").split(",") if run]
             continue
         latest[index] = row[12]
-        state = states[index].setdefault(row[2], {"columns": {}, "fingerprint": None, "sketches": None,
-                                                  "collected_at": None, "run_id": row[10], "text_top_values": []})
+        state = states[index].get(row[2])
+        if state is None:
+            state = states[index][row[2]] = {"columns": {}, "fingerprint": None, "sketches": None,
+                                             "collected_at": None, "run_id": row[10], "text_top_values": []}
         if row[3] == "":
             state.update({"fingerprint": [_count(row[5]), _count(row[6]), row[7]], "sketches": row[8],
                           "collected_at": row[9]})
