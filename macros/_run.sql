@@ -69,7 +69,7 @@
   {%- endfor -%}
   {%- set stored = {'keys_sql': dbt_analyze._mapped_states_keys_sql(table, [read.latest[0]], to_scan + choice.dropped)
                                 if stored_runs else none,
-                    'run_ids': stored_runs | unique | list, 'keys_in_plan': true} -%}
+                    'run_ids': stored_runs | unique | list, 'keys_in_plan': true, 'one_map': true} -%}
   {%- set select = dbt_analyze._statistics_select_sql(plan, run.run_id, to_scan, stored,
                                                       plan.scan_columns and request.sketches == 'full') -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': choice.skipped,

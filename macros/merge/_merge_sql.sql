@@ -75,7 +75,8 @@
     and run_id: _mapped_states_keys_sql), of columns whose type is unchanged and, unless
     stored.keys_in_plan (the keys leave out the partitions dropped since), of partitions that
     exist now. With run_ids, only the files of those runs are read (Parquet skips the rest of the
-    table's history). -#}
+    table's history). Keys from one table row (stored.one_map) name one run per partition, whose
+    row of each column is the one state: no ranking then, which would sort the sketches. -#}
 {% macro _stored_states_sql(plan, stored) %}
   {%- set column_filters = ["s.column_name = ''"] -%}
   {%- for column in plan.table.data_columns -%}
@@ -88,7 +89,7 @@
   {%- set run_ids = dbt_analyze._quote_literals((stored.run_ids or []) | unique | sort) -%}
   {%- set sql -%}
   select {{ dbt_analyze._storage_columns('partition_states') | map('first') | join(', ') }} from (
-    select *, row_number() over (partition by partition_spec, column_name order by collected_at desc, run_id desc) as _rank
+    select *{{ '' if stored.get('one_map') else ', row_number() over (partition by partition_spec, column_name order by collected_at desc, run_id desc) as _rank' }}
     from ({{ dbt_analyze._partition_states_sql() }}) s
     where {{ dbt_analyze._table_where_sql(plan.table, 's.') }}
       and {{ ('s.run_id in (' ~ run_ids | join(', ') ~ ')') if stored.keys_sql and stored.run_ids is not none
@@ -100,7 +101,7 @@
       {%- if stored.keys_sql %}
       and (s.partition_spec, s.run_id) in (select partition_spec, run_id from {{ stored.keys_sql }})
       {%- endif %}
-  ) where _rank = 1
+  ){{ '' if stored.get('one_map') else ' where _rank = 1' }}
   {%- endset -%}
   {{ return(sql) }}
 {% endmacro %}
