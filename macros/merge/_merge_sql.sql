@@ -87,9 +87,10 @@
                              else 's.partition_spec in (' ~ (dbt_analyze._quote_literals(plan.all_partitions) | join(', ')
                                                              or 'null') ~ ')' -%}
   {%- set run_ids = dbt_analyze._quote_literals((stored.run_ids or []) | unique | sort) -%}
+  {%- set ranked = not stored.get('one_map') -%}
   {%- set sql -%}
   select {{ dbt_analyze._storage_columns('partition_states') | map('first') | join(', ') }} from (
-    select *{{ '' if stored.get('one_map') else ', row_number() over (partition by partition_spec, column_name order by collected_at desc, run_id desc) as _rank' }}
+    select *{% if ranked %}, row_number() over (partition by partition_spec, column_name order by collected_at desc, run_id desc) as _rank{% endif %}
     from ({{ dbt_analyze._partition_states_sql() }}) s
     where {{ dbt_analyze._table_where_sql(plan.table, 's.') }}
       and {{ ('s.run_id in (' ~ run_ids | join(', ') ~ ')') if stored.keys_sql and stored.run_ids is not none
@@ -101,7 +102,7 @@
       {%- if stored.keys_sql %}
       and (s.partition_spec, s.run_id) in (select partition_spec, run_id from {{ stored.keys_sql }})
       {%- endif %}
-  ){{ '' if stored.get('one_map') else ' where _rank = 1' }}
+  ){% if ranked %} where _rank = 1{% endif %}
   {%- endset -%}
   {{ return(sql) }}
 {% endmacro %}

@@ -54,31 +54,26 @@
   {#- Spark computes every aggregate of a CASE for every group: each combine takes the states of
       its own type alone, so a group's sketches are combined once, not once per type. -#}
   {%- set typed = [] -%}
-  {%- for data_type in data_types | unique -%}
-    {%- if dbt_analyze._collation(data_type)
-          or dbt_analyze._type_category(data_type) in dbt_analyze._native_top_k_categories() -%}
-      {%- do typed.append(dbt_analyze._quote_literal(data_type)) -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {%- set merged = dbt_analyze._combined_top_k_sql('top_values_sketch',
-        ('data_type not in (' ~ typed | join(', ') ~ ') and ' if typed else '') ~ '(' ~ merge ~ ')', tracked, k, single) -%}
   {%- set branches = [] -%}
   {%- for data_type in data_types | unique -%}
     {%- set category = dbt_analyze._type_category(data_type) -%}
     {%- set native = category in dbt_analyze._native_top_k_categories() -%}
     {%- if dbt_analyze._collation(data_type) or native -%}
+      {%- do typed.append(dbt_analyze._quote_literal(data_type)) -%}
       {%- set estimate = dbt_analyze._combined_top_k_sql(
             'cast(top_values_sketch as ' ~ dbt_analyze._top_values_sketch_type(data_type) ~ ')',
-            'data_type = ' ~ dbt_analyze._quote_literal(data_type) ~ ' and '
+            'data_type = ' ~ typed[-1] ~ ' and '
             ~ ('not ' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' and ' if native else '') ~ '(' ~ merge ~ ')',
             tracked, k, single) -%}
       {%- set as_text = ("transform(" ~ estimate ~ ", v -> named_struct('item', "
                          ~ dbt_analyze._timestamp_state_sql('v.item') ~ ", 'count', v.count))")
                         if category == 'timestamp'
                         else 'cast(' ~ estimate ~ ' as array<struct<item:string,count:bigint>>)' -%}
-      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then ' ~ as_text) -%}
+      {%- do branches.append('when ' ~ typed[-1] ~ ' then ' ~ as_text) -%}
     {%- endif -%}
   {%- endfor -%}
+  {%- set merged = dbt_analyze._combined_top_k_sql('top_values_sketch',
+        ('data_type not in (' ~ typed | join(', ') ~ ') and ' if typed else '') ~ '(' ~ merge ~ ')', tracked, k, single) -%}
   {{ return('case data_type ' ~ branches | join(' ') ~ ' else ' ~ merged ~ ' end' if branches else merged) }}
 {% endmacro %}
 

@@ -3,7 +3,7 @@
     in the plans' order, the states each table's current statistics count, without sketches:
     {spec: {fingerprint, columns: {name: data_type}, sketches, collected_at, run_id, text_top_values:
     the columns whose top-k sketch holds text items}} (run_id: the run whose row holds the state),
-    also of partitions dropped since. -#}
+    also of partitions dropped since (dbt_analyze.partition_states.read_states). -#}
 {% macro _read_listings_and_states(plans, run) %}
   {{ return(dbt_analyze._read_listings_states_and(plans, run, []).states) }}
 {% endmacro %}
