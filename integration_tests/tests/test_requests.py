@@ -321,3 +321,22 @@ def test_older_engines_degrade_with_a_clear_message(dbt):
             "quantiles, histograms, top values and string min/max are skipped (sketches: basic)") in result.log
     result = dbt("run-operation", "fit_to_engine_with", "--args", "{available: []}")
     assert not result.success and "this engine has no hll_sketch_agg (Spark 3.5+, Databricks Runtime 13.3+)" in result.error
+
+
+def test_a_run_without_the_library_says_so_and_changes_nothing(spark, dbt, sales):
+    """The library's adapter methods are what dbt-analyze's import adds to dbt-spark's adapter; a
+    dbt without them (the package alone) is refused before the run reads or writes anything."""
+    from dbt.adapters.spark.impl import SparkAdapter
+
+    method = SparkAdapter.dbt_analyze_read_states
+    before = storage_counts(spark)
+    del SparkAdapter.dbt_analyze_read_states
+    SparkAdapter._available_ = SparkAdapter._available_ - {"dbt_analyze_read_states"}
+    try:
+        result = analyze(dbt, relation=SALES, columns="all")
+    finally:
+        SparkAdapter.dbt_analyze_read_states = method
+        SparkAdapter._available_ = SparkAdapter._available_ | {"dbt_analyze_read_states"}
+    assert not result.success
+    assert "the dbt-analyze Python library is not installed where dbt runs" in result.error
+    assert storage_counts(spark) == {**before, "failed": before.get("failed", 0) + 1}

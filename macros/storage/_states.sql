@@ -14,6 +14,10 @@
     (_succeeded_runs_sql), others: each statement's rows, or none when there is no storage to read}.
     Without read_states, the listing and the others only: no states (a run that needs none). -#}
 {% macro _read_listings_states_and(plans, run, others, with_succeeded=false, read_states=true) %}
+  {%- if adapter.dbt_analyze_read_states is not defined -%}
+    {{ dbt_analyze._fail(run, 'the dbt-analyze Python library is not installed where dbt runs'
+                              ~ ' (pip install path/to/dbt_analyze/python): a run reads the states of its partitions with it') }}
+  {%- endif -%}
   {%- set tables = plans | map(attribute='table') | list -%}
   {%- set states_sql = dbt_analyze._current_states_read_sql(tables, run, with_succeeded) if read_states else none -%}
   {#- The others run where there is storage: beside the states read, or without it by choice. -#}
