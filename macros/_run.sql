@@ -60,18 +60,10 @@
   {%- if request.sample and to_scan and not run.dry_run -%}
     {%- do plan.update(dbt_analyze._plan_sample(plan, to_scan, request.sample)) -%}
   {%- endif -%}
-  {#- The stored states to merge: those of the partitions the latest run maps, less the scanned and
-      the dropped ones, read by the runs that hold them. -#}
-  {%- set scanned = dbt_analyze._spec_set(to_scan) -%}
-  {%- set stored_runs = [] -%}
-  {%- for spec in plan.all_partitions if spec in states and spec not in scanned -%}
-    {%- do stored_runs.append(states[spec].run_id) -%}
-  {%- endfor -%}
-  {%- set stored = {'keys_sql': dbt_analyze._mapped_states_keys_sql(table, [read.latest[0]], to_scan + choice.dropped)
-                                if stored_runs else none,
-                    'run_ids': stored_runs | unique | list, 'keys_in_plan': true, 'one_map': true} -%}
-  {%- set select = dbt_analyze._statistics_select_sql(plan, run.run_id, to_scan, stored,
-                                                      plan.scan_columns and request.sketches == 'full') -%}
+  {%- set with_sketch_statistics = plan.scan_columns and request.sketches == 'full' -%}
+  {%- set stored = dbt_analyze._stored_to_merge(plan, read.latest[0], read.merged[0], states, choice,
+                                                schema_changes, with_sketch_statistics) -%}
+  {%- set select = dbt_analyze._statistics_select_sql(plan, run.run_id, to_scan, stored, with_sketch_statistics) -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': choice.skipped,
                      'dropped': choice.dropped,
                      'columns': plan.scan_columns | map(attribute='name') | list} -%}
@@ -113,7 +105,7 @@
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
   {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run, read.succeeded[0],
-        plan.scan_columns and request.sketches == 'full',
+        with_sketch_statistics,
         {'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length, 'plan_ms': plan_ms,
          'scan_ms': scan_ms, 'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}, written) -%}
   {%- set own = merged.own -%}

@@ -130,6 +130,76 @@ def test_the_merge_reads_the_states_of_current_runs_only(spark, dbt, visits):
     assert_merge_equals_scan(spark, T)
 
 
+def test_a_run_that_adds_partitions_merges_the_tables_merged_state_with_theirs(spark, dbt):
+    """A partitioned table's rows carry its merged state (no partition's: partition_states leaves
+    it out). A run that only adds partitions merges that state with theirs alone: its write names
+    none of the stored partitions and reads no partition_runs. Its statistics are those of every
+    partition's state merged: the same rows analyzed as one table. A changed partition takes the
+    partitions' states again, and the merged state it writes serves the next added partition."""
+    def insert(name, partitions, first, count):
+        spark.sql(f"""insert into analytics.{name} select id * 7 % 1000, concat('s', id % 37),
+                      date_add('2024-01-01', cast(id % 90 as int)), id % 4 = 0, cast(id % {partitions} + {first} as int)
+                      from range({count})""")
+
+    def write_of(result):
+        assert result.success, result.error
+        [write] = statements_sent(result, "insert into `analytics_stats`.`statistics_history`")
+        return write
+
+    for name in ("grown", "whole"):
+        spark.sql(f"drop table if exists analytics.{name}")
+        spark.sql(f"create table analytics.{name} (v bigint, s string, d date, b boolean, p int) using parquet partitioned by (p)")
+    insert("grown", 3, 0, 3000)
+    assert analyze(dbt, relation="analytics.grown", columns="all").success
+    carried = rows(spark, """select column_name, state_sketches, state_collected_at, partitions_analyzed
+                             from analytics_stats.statistics_history where table_name = 'grown' and partition_spec = ''""")
+    assert sorted(r["column_name"] for r in carried) == ["", "b", "d", "s", "v"]
+    assert all(r["state_sketches"] == "full" and r["state_collected_at"] is None and r["partitions_analyzed"] == 3
+               for r in carried)
+    assert not rows(spark, "select 1 from analytics_stats.partition_states where table_name = 'grown' and partition_spec = ''")
+
+    insert("grown", 2, 3, 2000)
+    added = analyze(dbt, relation="analytics.grown", columns="all")
+    write = write_of(added)
+    assert "scanning analytics.grown: 2 of 5 partition(s)" in added.log
+    assert "partition_runs) p" not in write and "p=0" not in write and "state_sketches is not null" in write
+
+    spark.sql("insert into analytics.whole select * from analytics.grown")
+    assert analyze(dbt, relation="analytics.whole", columns="all").success
+    grown, whole = column_stats(spark, "analytics.grown"), column_stats(spark, "analytics.whole")
+    assert sorted(grown) == sorted(whole) == ["b", "d", "s", "v"]
+    for column in grown:
+        for stat in ("null_count", "min_value", "max_value", "avg_len", "max_len", "true_count", "false_count"):
+            assert grown[column][stat] == whole[column][stat], (column, stat)
+        for stat in ("mean", "stddev"):
+            assert grown[column][stat] == pytest.approx(whole[column][stat]), (column, stat)
+        assert abs(grown[column]["distinct_count"] - whole[column]["distinct_count"]) <= 0.01 * whole[column]["distinct_count"]
+    table = table_stats(spark, "analytics.grown")[""]
+    assert table["row_count"] == 5000 and table["partitions_analyzed"] == table["partition_count"] == 5
+    top = lambda name: rows(spark, f"""select column_name, rank, value, frequency from analytics_stats.column_top_values
+                                      where table_name = '{name}' and partition_spec = '' and column_name <> 'v'
+                                      order by column_name, rank""")
+    assert top("grown") == top("whole") and len(top("grown")) > 40  # fewer items than the sketch tracks: exact
+    quantiles = lambda name: {(r["column_name"], r["quantile"]): r["value"] for r in rows(spark,
+        f"select column_name, quantile, value from analytics_stats.column_quantiles where table_name = '{name}' and partition_spec = ''")}
+    assert quantiles("grown").keys() == quantiles("whole").keys()
+    for key, value in quantiles("whole").items():
+        if key[0] == "v":
+            assert abs(int(quantiles("grown")[key]) - int(value)) <= 10, key
+    bins = "select count(*) as n, sum(row_count) as r from analytics_stats.column_histograms where table_name = '{}' and column_name = 'v'"
+    assert rows(spark, bins.format("grown")) == rows(spark, bins.format("whole"))
+
+    spark.sql("insert overwrite table analytics.grown partition (p = 0) select 1, 'x', date'2024-01-01', true")
+    changed = write_of(analyze(dbt, relation="analytics.grown", columns="all"))
+    assert "partition_runs) p" in changed
+    insert("grown", 1, 5, 10)
+    write_of(analyze(dbt, relation="analytics.grown", columns="all"))
+    assert table_stats(spark, "analytics.grown")[""]["row_count"] == rows(spark, "select count(*) as n from analytics.grown")[0]["n"]
+    assert column_stats(spark, "analytics.grown")["v"]["min_value"] == "0"
+    assert column_stats(spark, "analytics.grown")["b"]["true_count"] == rows(
+        spark, "select count_if(b) as n from analytics.grown")[0]["n"]
+
+
 def test_history_is_kept(spark, visits):
     snapshots = rows(spark, """select count(distinct run_id) as n from analytics_stats.table_statistics_history
                                 where table_name = 'visits' and partition_spec = ''""")[0]["n"]

@@ -7,7 +7,9 @@
                     which they carry (state_*): the stored partitions keep the rows they have
     table rows      the table ('') merged from every partition's state: rows, size and file count
                     from today's listing, partition_runs naming the run of each partition's current
-                    row; a column's row only when every partition has a state of it
+                    row; a column's row only when every partition has a state of it. They carry
+                    the merged state (state_*, no collected_at: no partition's), which a run that
+                    only adds partitions takes instead of every partition's (_stored_to_merge)
   An unpartitioned table's one partition is the table: its rows carry its state, and a run that
   scans it has nothing stored to merge: each row comes from its one state as it is (single), with
   no aggregate and so no shuffle.
@@ -24,11 +26,16 @@
   {%- set single = not partitioned and specs | length > 0 -%}
   {%- set state_columns = dbt_analyze._storage_columns('partition_states') -%}
   {%- set names = state_columns | map('first') | list -%}
+  {#- Each state also counts the partitions it stands for, and maps them to the runs that hold
+      their rows (a table's merged state stands for every partition its table row maps). -#}
   {%- set sources = [] -%}
   {%- if specs -%}
-    {%- do sources.append('select * from (' ~ dbt_analyze._scan_sql(plan, specs, run_id) ~ ')') -%}
+    {%- do sources.append('select *, 1 as represents, array(struct(partition_spec, run_id)) as runs from ('
+                          ~ dbt_analyze._scan_sql(plan, specs, run_id) ~ ')') -%}
   {%- endif -%}
-  {%- if not single -%}{%- do sources.append('select ' ~ names | join(', ') ~ ' from stored') -%}{%- endif -%}
+  {%- if not single -%}
+    {%- do sources.append('select ' ~ (names + ['represents', 'runs']) | join(', ') ~ ' from stored') -%}
+  {%- endif -%}
   {%- set run = dbt_analyze._quote_literal(run_id) -%}
   {%- set merged_view = 'dbt_analyze_merged_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run_id) -%}
   {%- set merged_rows = dbt_analyze._quote_identifier(merged_view) -%}
@@ -70,26 +77,66 @@
   {{ return('insert into ' ~ dbt_analyze._storage_relation('statistics_history') ~ '\n' ~ select.sql) }}
 {% endmacro %}
 
-{#- The current states the merge takes besides this run's scan, in the columns of partition_states:
-    the newest state of each partition and column in stored.keys_sql (a relation of partition_spec
-    and run_id: _mapped_states_keys_sql), of columns whose type is unchanged and, unless
-    stored.keys_in_plan (the keys leave out the partitions dropped since), of partitions that
-    exist now. With run_ids, only the files of those runs are read (Parquet skips the rest of the
-    table's history). Keys from one table row (stored.one_map) name one run per partition, whose
-    row of each column is the one state: no ranking then, which would sort the sketches. -#}
+{#- What a run's merge takes besides its scan (_stored_states_sql's `stored`). A run that only
+    adds partitions to a table whose latest table rows carry its merged state (`merged_sketches`,
+    with the sketches this run merges) takes that state, one per column, and merges it with the new
+    partitions' alone: none of the table's partitions changed (a state of text top values is
+    stale: _partition_status) or was dropped, no column changed, nothing is sampled. Any other run takes the states of the
+    partitions the latest run (`latest`) maps, less the scanned and the dropped ones, read by the
+    runs that hold them. -#}
+{% macro _stored_to_merge(plan, latest, merged_sketches, states, choice, schema_changes, with_sketch_statistics) %}
+  {%- set scanned = dbt_analyze._spec_set(choice.to_scan) -%}
+  {%- set stored_runs = [] -%}
+  {%- for spec in plan.all_partitions if spec in states and spec not in scanned -%}
+    {%- do stored_runs.append(states[spec].run_id) -%}
+  {%- endfor -%}
+  {%- if not stored_runs -%}{{ return({'keys_sql': none, 'run_ids': [], 'keys_in_plan': true, 'one_map': true}) }}{%- endif -%}
+  {%- set only_added = choice.to_scan and not (choice.to_scan | select('in', states) | list)
+                       and not choice.dropped and not schema_changes and not plan.get('sample') -%}
+  {%- if only_added and merged_sketches in (['full'] if with_sketch_statistics else ['full', 'basic']) -%}
+    {{ return({'merged_run': latest}) }}
+  {%- endif -%}
+  {{ return({'keys_sql': dbt_analyze._mapped_states_keys_sql(plan.table, [latest], choice.to_scan + choice.dropped),
+             'run_ids': stored_runs | unique | list, 'keys_in_plan': true, 'one_map': true}) }}
+{% endmacro %}
+
+{#- The current states the merge takes besides this run's scan, in the columns of partition_states
+    with represents (how many partitions a state stands for) and runs (the partitions it maps to
+    the runs that hold their rows): the newest state of each partition and column in
+    stored.keys_sql (a relation of partition_spec and run_id: _mapped_states_keys_sql), of columns
+    whose type is unchanged and, unless stored.keys_in_plan (the keys leave out the partitions
+    dropped since), of partitions that exist now. With run_ids, only the files of those runs are
+    read (Parquet skips the rest of the table's history). Keys from one table row (stored.one_map)
+    name one run per partition, whose row of each column is the one state: no ranking then, which
+    would sort the sketches. With stored.merged_run, the merged states of that run's table rows
+    instead, one per column (_merged_state_usable). -#}
 {% macro _stored_states_sql(plan, stored) %}
   {%- set column_filters = ["s.column_name = ''"] -%}
   {%- for column in plan.table.data_columns -%}
     {%- do column_filters.append('(s.column_name = ' ~ dbt_analyze._quote_literal(column.name) ~ ' and s.data_type = '
                                  ~ dbt_analyze._quote_literal(column.data_type) ~ ')') -%}
   {%- endfor -%}
+  {%- if stored.get('merged_run') -%}
+    {%- set columns = [] -%}
+    {%- for column, type in dbt_analyze._storage_columns('partition_states') -%}
+      {%- do columns.append(column if loop.index0 < 6 else 'state_' ~ column ~ ' as ' ~ column) -%}
+    {%- endfor -%}
+    {{ return('select ' ~ columns | join(', ') ~ ', partitions_analyzed as represents,'
+              ~ ' coalesce(map_entries(partition_runs), array()) as runs from '
+              ~ dbt_analyze._storage_relation('statistics_history') ~ ' s where '
+              ~ dbt_analyze._table_where_sql(plan.table, 's.') ~ ' and s.run_id = '
+              ~ dbt_analyze._quote_literal(stored.merged_run)
+              ~ " and s.partition_spec = '' and s.state_sketches is not null and ("
+              ~ column_filters | join(' or ') ~ ')') }}
+  {%- endif -%}
   {%- set partition_filter = none if stored.get('keys_in_plan')
                              else 's.partition_spec in (' ~ (dbt_analyze._quote_literals(plan.all_partitions) | join(', ')
                                                              or 'null') ~ ')' -%}
   {%- set run_ids = dbt_analyze._quote_literals((stored.run_ids or []) | unique | sort) -%}
   {%- set ranked = not stored.get('one_map') -%}
   {%- set sql -%}
-  select {{ dbt_analyze._storage_columns('partition_states') | map('first') | join(', ') }} from (
+  select {{ dbt_analyze._storage_columns('partition_states') | map('first') | join(', ') }}, 1 as represents,
+         array(struct(partition_spec, run_id)) as runs from (
     select *{% if ranked %}, row_number() over (partition by partition_spec, column_name order by collected_at desc, run_id desc) as _rank{% endif %}
     from ({{ dbt_analyze._partition_states_sql() }}) s
     where {{ dbt_analyze._table_where_sql(plan.table, 's.') }}
@@ -147,14 +194,38 @@
   {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] -%}
     {%- do firsts.append(agg.first ~ '(' ~ column ~ ') as first_' ~ column) -%}
   {%- endfor -%}
+  {%- set kll = 'quantile_sketch' if single else 'kll_merge_agg_double(quantile_sketch) filter (where ' ~ merge ~ ')' -%}
+  {#- The sketch counts NULL as an item; a column without top values has no sketch to combine. -#}
+  {%- set top_state = 'top_values_sketch' if single
+                      else 'if(count(top_values_sketch) > 0, ' ~ dbt_analyze._combined_top_state_sql(
+                             data_types, dbt_analyze._var('dbt_analyze_top_k_tracked') | int, merge) ~ ', null)' -%}
+  {#- A partitioned table's merged state, which its table rows carry: each field as if the table
+      were one partition (M2 pooled about the table's mean), so that a run that adds partitions
+      merges it with theirs alone (_merged_state_usable). No time: it is no partition's state. -#}
+  {%- set merged_state = {} -%}
+  {%- if plan.table.partition_columns -%}
+    {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] -%}
+      {%- do merged_state.update({column: 'sum(' ~ column ~ ')'}) -%}
+    {%- endfor -%}
+    {%- do merged_state.update({
+          'files_modified_at': 'max(files_modified_at)', 'len_max': 'max(len_max)',
+          'min_value': dbt_analyze._typed_extreme_sql('min', 'min_value', data_types),
+          'max_value': dbt_analyze._typed_extreme_sql('max', 'max_value', data_types),
+          'value_m2': 'sum(value_m2) + sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2))',
+          'ndv_sketch': 'hll_union_agg(ndv_sketch, true) filter (where ' ~ merge ~ ')',
+          'quantile_sketch': kll if with_sketch_statistics else 'null',
+          'top_values_sketch': top_state if with_sketch_statistics else 'null',
+          'sketches': 'min(sketches)' if with_sketch_statistics else "'basic'",
+          'singletons': 'null', 'sample_rows': 'null', 'collected_at': 'null'}) -%}
+  {%- endif -%}
   {%- set sql -%}
   select {{ spec_sql }} as partition_spec, column_name, data_type, {{ is_table }} as is_table,
-         {{ '1' if single else 'count(*)' }} as partitions_analyzed,
+         {{ '1' if single else 'sum(represents)' }} as partitions_analyzed,
          {{ agg.sum }}(row_count) as row_count, {{ agg.sum }}(size_bytes) as size_bytes, {{ agg.sum }}(file_count) as file_count,
          {{ agg.max }}(collected_at) as state_collected_at,
          coalesce({{ agg.bool_or }}(sample_rows is not null), false) as sampled,
          {{ "if(column_name = '', map(partition_spec, run_id), null)" if single
-            else "map_from_entries(collect_list(struct(partition_spec, run_id)) filter (where column_name = ''))" }} as partition_runs,
+            else "map_from_entries(flatten(collect_list(runs) filter (where column_name = '')))" }} as partition_runs,
          {{ firsts | join(', ') }},
          {{ agg.sum }}(row_count) - {{ values }} as null_count,
          {#- Sampled states: Haas and Stokes' Duj1, D = n d / (n - f1 + f1 n / N), from the sample's
@@ -177,16 +248,13 @@
                           {%- if not single %} + if({{ is_table }} = 1, sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2)), 0){% endif %}, 0)
                  / nullif({{ values }} - 1, 0))) as stddev
          {%- if with_sketch_statistics %},
-         {{ 'quantile_sketch' if single else 'kll_merge_agg_double(quantile_sketch) filter (where ' ~ merge ~ ')' }} as kll,
+         {{ kll }} as kll,
          {{ values }} as n, least({{ ndv }}, {{ values }}) as ndv,
-         {#- The sketch counts NULL as an item; a column without top values has no sketch to combine. -#}
-         if({{ 'top_values_sketch is not null' if single else 'count(top_values_sketch) > 0' }},
-            {{ dbt_analyze._top_values_sql(data_types, dbt_analyze._var('dbt_analyze_top_k_tracked') | int,
-                                           [dbt_analyze._var('dbt_analyze_top_k') | int,
-                                            dbt_analyze._var('dbt_analyze_most_common_values') | int] | max + 1,
-                                           merge, single) }},
-            null) as top
+         {{ top_state }} as top_state
          {%- endif %}
+         {%- for field, expression in merged_state.items() %},
+         {{ expression }} as merged_{{ field }}
+         {%- endfor %}
   from prepared
   {%- if not single %}
   group by {{ group_by }}
@@ -235,8 +303,11 @@
   {%- if with_sketch_statistics -%}
     {%- do values.update({'quantiles': 'quantiles', 'histogram': 'histogram', 'top_values': 'top_values'}) -%}
   {%- endif -%}
+  {#- A partitioned table's rows carry its merged state where every partition has an unsampled one. -#}
+  {%- set merged_ok = 'not coalesce(m.sampled, true) and m.partitions_analyzed = m.partition_count' -%}
   {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] -%}
-    {%- do values.update({'state_' ~ column: 'if(' ~ carries_state ~ ', m.first_' ~ column ~ ', null)'}) -%}
+    {%- do values.update({'state_' ~ column: 'if(' ~ carries_state ~ ', m.first_' ~ column ~ ', '
+                          ~ ('if(' ~ merged_ok ~ ', m.merged_' ~ column ~ ', null)' if partitioned else 'null') ~ ')'}) -%}
   {%- endfor -%}
   {%- set columns = [] -%}
   {%- for column, type in dbt_analyze._storage_columns('statistics_history') -%}
@@ -281,6 +352,8 @@
                     ~ '), bounds[i + 1] - bounds[i] + if(i = 0, 1, 0), null)') if integral_like
                    else 'cast(null as double)' -%}
   {%- set histograms_for = 'true' if dbt_analyze._var('dbt_analyze_partition_histograms') else 'is_table = 1' -%}
+  {%- set top = 'if(top_state is null, null, ' ~ dbt_analyze._top_values_sql(data_types, 'top_state',
+                                                                             [top_k, most_common] | max + 1) ~ ')' -%}
   {%- set sql -%}
   (select *,
           if(q_values is null, null, transform({{ dbt_analyze._ranks_sql(quantiles) }},
@@ -332,7 +405,7 @@
                    only when every partition has a state of the column. -#}
                select *, if(kll is not null and kll_sketch_get_n_double(kll) > 0
                             and (is_table = 0 or partitions_analyzed = partition_count), kll, null) as sketch,
-                      array_sort(filter({{ dbt_analyze._top_items_sql(data_types) }}, v -> v.item is not null),
+                      array_sort(filter({{ dbt_analyze._top_items_sql(data_types, top) }}, v -> v.item is not null),
                                  (l, r) -> case when l.count > r.count then -1 when l.count < r.count then 1
                                                 when l.item < r.item then -1 when l.item > r.item then 1 else 0 end)
                         as top_sorted
@@ -361,15 +434,15 @@
 
 {#- A merged row's top value candidates: the merged top-k sketch's (top), and a boolean's own true
     and false counts, exact, also where older states of the column carry a sketch. -#}
-{% macro _top_items_sql(data_types) %}
+{% macro _top_items_sql(data_types, top) %}
   {%- set booleans = [] -%}
   {%- for data_type in data_types | unique if dbt_analyze._type_category(data_type) == 'boolean' -%}
     {%- do booleans.append(dbt_analyze._quote_literal(data_type)) -%}
   {%- endfor -%}
-  {%- if not booleans -%}{{ return('top') }}{%- endif -%}
+  {%- if not booleans -%}{{ return(top) }}{%- endif -%}
   {{ return('if(data_type in (' ~ booleans | join(', ')
             ~ "), filter(array(named_struct('item', 'true', 'count', true_count_merged),"
-            ~ " named_struct('item', 'false', 'count', false_count_merged)), v -> v.count > 0), top)") }}
+            ~ " named_struct('item', 'false', 'count', false_count_merged)), v -> v.count > 0), " ~ top ~ ')') }}
 {% endmacro %}
 
 {#- This run's numbers as a one-row relation `this_run` (partition_count, listed_size_bytes,

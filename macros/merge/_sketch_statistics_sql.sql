@@ -43,47 +43,53 @@
   {{ return('cast(split(' ~ dbt_analyze._quote_literal(literals | join(',')) ~ ", ',') as array<double>)") }}
 {% endmacro %}
 
-{#- The k most common values of the merged top-k sketches (a group's states are of one data type),
-    items as text: a timestamp's as its instant (_timestamp_state_sql), which the views render.
-    A state stores its sketch under a struct type of string items; the sketch is read back as the
-    type its items were taken as: a collated string's under its collation (so that values equal
-    under it merge into one), a number's, date's or timestamp's as the column's type. States taken
-    before the sketch took those as they are hold text items: they are left out of the merge (as a
-    basic state's missing sketch is), and their partitions are rescanned by the next run (_partition_status). -#}
-{% macro _top_values_sql(data_types, tracked, k, merge='true', single=false) %}
+{#- A group's top-k sketches combined into one state, stored under the state's struct type of
+    string items (a group's states are of one data type). A state's sketch is read back as the type
+    its items were taken as: a collated string's under its collation (so that values equal under it
+    merge into one), a number's, date's or timestamp's as the column's type. States taken before
+    the sketch took those as they are hold text items: they are left out of the merge (as a basic
+    state's missing sketch is), and their partitions are rescanned by the next run
+    (_partition_status). A NULL sketch fails the combine (Spark 4.3): FILTER skips them. -#}
+{% macro _combined_top_state_sql(data_types, tracked, merge='true') %}
   {#- Spark computes every aggregate of a CASE for every group: each combine takes the states of
       its own type alone, so a group's sketches are combined once, not once per type. -#}
+  {%- set stored_type = dbt_analyze._top_values_sketch_type() -%}
   {%- set typed = [] -%}
   {%- set branches = [] -%}
   {%- for data_type in data_types | unique -%}
-    {%- set category = dbt_analyze._type_category(data_type) -%}
-    {%- set native = category in dbt_analyze._native_top_k_categories() -%}
+    {%- set native = dbt_analyze._type_category(data_type) in dbt_analyze._native_top_k_categories() -%}
     {%- if dbt_analyze._collation(data_type) or native -%}
       {%- do typed.append(dbt_analyze._quote_literal(data_type)) -%}
-      {%- set estimate = dbt_analyze._combined_top_k_sql(
-            'cast(top_values_sketch as ' ~ dbt_analyze._top_values_sketch_type(data_type) ~ ')',
-            'data_type = ' ~ typed[-1] ~ ' and '
-            ~ ('not ' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' and ' if native else '') ~ '(' ~ merge ~ ')',
-            tracked, k, single) -%}
-      {%- set as_text = ("transform(" ~ estimate ~ ", v -> named_struct('item', "
-                         ~ dbt_analyze._timestamp_state_sql('v.item') ~ ", 'count', v.count))")
-                        if category == 'timestamp'
-                        else 'cast(' ~ estimate ~ ' as array<struct<item:string,count:bigint>>)' -%}
-      {%- do branches.append('when ' ~ typed[-1] ~ ' then ' ~ as_text) -%}
+      {%- do branches.append('when ' ~ typed[-1] ~ ' then cast(approx_top_k_combine(cast(top_values_sketch as '
+            ~ dbt_analyze._top_values_sketch_type(data_type) ~ '), ' ~ tracked
+            ~ ') filter (where top_values_sketch is not null and data_type = ' ~ typed[-1] ~ ' and '
+            ~ ('not ' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' and ' if native else '')
+            ~ '(' ~ merge ~ ')) as ' ~ stored_type ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set merged = dbt_analyze._combined_top_k_sql('top_values_sketch',
-        ('data_type not in (' ~ typed | join(', ') ~ ') and ' if typed else '') ~ '(' ~ merge ~ ')', tracked, k, single) -%}
-  {{ return('case data_type ' ~ branches | join(' ') ~ ' else ' ~ merged ~ ' end' if branches else merged) }}
+  {%- set other = 'cast(approx_top_k_combine(top_values_sketch, ' ~ tracked ~ ') filter (where top_values_sketch is not null and '
+                  ~ ('data_type not in (' ~ typed | join(', ') ~ ') and ' if typed else '') ~ '(' ~ merge ~ ')) as '
+                  ~ stored_type ~ ')' -%}
+  {{ return('case data_type ' ~ branches | join(' ') ~ ' else ' ~ other ~ ' end' if branches else other) }}
 {% endmacro %}
 
-{#- The k most common items of the top-k sketches where `condition` holds; of one state (single),
-    its own sketch's, which a run's scan took with typed items. A NULL sketch fails the combine
-    (Spark 4.3): FILTER skips them. -#}
-{% macro _combined_top_k_sql(sketch, condition, tracked, k, single) %}
-  {%- if single -%}{{ return('approx_top_k_estimate(' ~ sketch ~ ', ' ~ k ~ ')') }}{%- endif -%}
-  {{ return('approx_top_k_estimate(approx_top_k_combine(' ~ sketch ~ ', ' ~ tracked
-            ~ ') filter (where top_values_sketch is not null and ' ~ condition ~ '), ' ~ k ~ ')') }}
+{#- The k most common values of one top-k state (`state`, the SQL of a stored state's struct),
+    items as text: a timestamp's as its instant (_timestamp_state_sql), which the views render. -#}
+{% macro _top_values_sql(data_types, state, k) %}
+  {%- set branches = [] -%}
+  {%- for data_type in data_types | unique -%}
+    {%- set category = dbt_analyze._type_category(data_type) -%}
+    {%- if dbt_analyze._collation(data_type) or category in dbt_analyze._native_top_k_categories() -%}
+      {%- set estimate = 'approx_top_k_estimate(cast(' ~ state ~ ' as ' ~ dbt_analyze._top_values_sketch_type(data_type)
+                         ~ '), ' ~ k ~ ')' -%}
+      {%- do branches.append('when ' ~ dbt_analyze._quote_literal(data_type) ~ ' then '
+            ~ (("transform(" ~ estimate ~ ", v -> named_struct('item', " ~ dbt_analyze._timestamp_state_sql('v.item')
+                ~ ", 'count', v.count))") if category == 'timestamp'
+               else 'cast(' ~ estimate ~ ' as array<struct<item:string,count:bigint>>)')) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set other = 'approx_top_k_estimate(' ~ state ~ ', ' ~ k ~ ')' -%}
+  {{ return('case data_type ' ~ branches | join(' ') ~ ' else ' ~ other ~ ' end' if branches else other) }}
 {% endmacro %}
 
 {#- Whether a stored top-k sketch (a state's struct) holds its items as text. -#}

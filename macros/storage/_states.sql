@@ -11,7 +11,9 @@
 {#- _read_listings_and_states with other statements of the statistics storage at the same time
     (reads, or an event's INSERT): {states, latest: per table, the run whose partition_runs the
     states are (or none), succeeded: with_succeeded, per table, the runs that have succeeded
-    (_succeeded_runs_sql), others: each statement's rows, or none when there is no storage to read}.
+    (_succeeded_runs_sql), merged: per table, the sketches of the merged state that the latest
+    run's table rows carry (or none), others: each statement's rows, or none when there is no
+    storage to read}.
     Without read_states, the listing and the others only: no states (a run that needs none). -#}
 {% macro _read_listings_states_and(plans, run, others, with_succeeded=false, read_states=true) %}
   {%- if adapter.dbt_analyze_read_states is not defined -%}
@@ -36,8 +38,8 @@
 {% endmacro %}
 
 {#- The query of the current states of tables: the partitions that each table's latest succeeded
-    run maps (partition_runs), at the run that holds each one's row, and (last column) that latest
-    run; with_succeeded, also a row per table whose partition_spec is null and run_id the runs that
+    run maps (partition_runs), at the run that holds each one's row, that latest run, and the
+    sketches of the merged state its table rows carry (or null: _merged_state_usable); with_succeeded, also a row per table whose partition_spec is null and run_id the runs that
     have succeeded (_succeeded_runs_sql). None when there is nothing to read. -#}
 {% macro _current_states_read_sql(tables, run, with_succeeded=false) %}
   {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it, and
@@ -66,11 +68,12 @@
          s.state_size_bytes,
          s.state_files_modified_at, s.state_sketches, cast(s.state_collected_at as string), s.run_id,
          {{ dbt_analyze._text_items_sql('s.state_top_values_sketch') }},
-         {{ 'k.mapped_by' if mapped else 'l.run_id' }}
+         {{ 'k.mapped_by' if mapped else 'l.run_id' }}, {{ 'k.merged_sketches' if mapped else 'cast(null as string)' }}
   from {{ history }} s
   {%- if mapped %}
   join (
-    select t.table_schema, t.table_name, p.partition_spec, p.run_id, t.run_id as mapped_by
+    select t.table_schema, t.table_name, p.partition_spec, p.run_id, t.run_id as mapped_by,
+           t.state_sketches as merged_sketches
     from {{ history }} t
     left semi join {{ latest }} l
       on t.run_id = l.run_id and t.table_schema = l.table_schema and t.table_name = l.table_name
@@ -86,7 +89,7 @@
   {%- if with_succeeded %}
   union all
   select table_schema, table_name, null, null, null, null, null, null, null, null,
-         concat_ws(',', collect_list(run_id)), null, null
+         concat_ws(',', collect_list(run_id)), null, null, null
   from {{ dbt_analyze._succeeded_runs_sql(tables, run) }}
   group by 1, 2
   {%- endif %}

@@ -6,24 +6,26 @@ from decimal import Decimal
 from dbt_analyze.partition_states import partition_status, read_states
 
 
-def state_rows(table, spec, run, columns, files=(2, 30, "7"), sketches="full", text_items=(), mapped_by="r9"):
+def state_rows(table, spec, run, columns, files=(2, 30, "7"), sketches="full", text_items=(), mapped_by="r9",
+               merged=None):
     """The rows the states read gives for one partition's state: its partition row, then a row per column."""
-    rows = [(*table, spec, "", None, *files, sketches, "2026-01-01 00:00:00", run, None, mapped_by)]
-    rows += [(*table, spec, name, data_type, None, None, None, None, None, run, name in text_items, mapped_by)
+    rows = [(*table, spec, "", None, *files, sketches, "2026-01-01 00:00:00", run, None, mapped_by, merged)]
+    rows += [(*table, spec, name, data_type, None, None, None, None, None, run, name in text_items, mapped_by, merged)
              for name, data_type in columns.items()]
     return rows
 
 
 def test_states_of_several_tables_each_under_its_own():
     rows = (state_rows(("s", "a"), "p=1", "r1", {"x": "int", "y": "string"}, text_items=("x",))
-            + state_rows(("s", "b"), "", "r2", {"z": "date"}, mapped_by="r2")
-            + [("s", "a", None, None, None, None, None, None, None, None, "r1,r9,", None, None)])
+            + state_rows(("s", "b"), "", "r2", {"z": "date"}, mapped_by="r2", merged="basic")
+            + [("s", "a", None, None, None, None, None, None, None, None, "r1,r9,", None, None, None)])
     read = read_states([("s", "b"), ("s", "a"), ("s", "c")], rows)
     assert read["states"][1] == {"p=1": {"fingerprint": [2, 30, "7"], "columns": {"x": "int", "y": "string"},
                                          "sketches": "full", "collected_at": "2026-01-01 00:00:00", "run_id": "r1",
                                          "text_top_values": ["x"]}}
     assert list(read["states"][0]) == [""] and read["states"][2] == {}
     assert read["latest"] == ["r2", "r9", None]
+    assert read["merged"] == ["basic", None, None]
     assert read["succeeded"] == [[], ["r1", "r9"], []]
 
 

@@ -8,18 +8,19 @@ loop Jinja runs at a fraction of Python's speed, so the macros hand both to thes
 
 The states read's rows, by position: table_schema, table_name, partition_spec, column_name,
 data_type, file_count, size_bytes, files_modified_at, sketches, collected_at, run_id, whether the
-column's top-k sketch holds text items, and the latest run that maps the partition. A table's
-partition row has column_name ''. A row whose partition_spec is null is the table's runs that
-have succeeded so far, comma-separated, in the run_id position.
+column's top-k sketch holds text items, the latest run that maps the partition, and the sketches
+of the merged state that run's table rows carry (null without one). A table's partition row has
+column_name ''. A row whose partition_spec is null is the table's runs that have succeeded so
+far, comma-separated, in the run_id position.
 
->>> rows = [("s", "t", "p=1", "", None, 1, 10, "5", "full", "2026-01-01", "r1", None, "r2"),
-...         ("s", "t", "p=1", "x", "int", None, None, None, None, None, "r1", False, "r2"),
-...         ("s", "t", None, None, None, None, None, None, None, None, "r1,r2", None, None)]
+>>> rows = [("s", "t", "p=1", "", None, 1, 10, "5", "full", "2026-01-01", "r1", None, "r2", "full"),
+...         ("s", "t", "p=1", "x", "int", None, None, None, None, None, "r1", False, "r2", "full"),
+...         ("s", "t", None, None, None, None, None, None, None, None, "r1,r2", None, None, None)]
 >>> read = read_states([("s", "t"), ("s", "u")], rows)
 >>> read["states"][0]["p=1"]["fingerprint"], read["states"][0]["p=1"]["columns"], read["states"][1]
 ([1, 10, '5'], {'x': 'int'}, {})
->>> read["latest"], read["succeeded"]
-(['r2', None], [['r1', 'r2'], []])
+>>> read["latest"], read["merged"], read["succeeded"]
+(['r2', None], ['full', None], [['r1', 'r2'], []])
 >>> listing = {"p=1": {"file_count": 1, "size_bytes": 10, "modified_at": "5"}, "p=2": {"file_count": 1, "size_bytes": 3, "modified_at": "6"}}
 >>> partition_status(["p=1", "p=2"], listing, read["states"][0], {"x": "int"}, [], "full")
 {'p=1': 'fresh', 'p=2': 'new'}
@@ -37,18 +38,20 @@ def read_states(tables: Sequence[Sequence[str]], rows: Iterable[Sequence[Any]]) 
     ((schema, name) pairs): ``states``, {spec: {fingerprint: [file_count, size_bytes,
     files_modified_at], columns: {name: data_type}, sketches, collected_at, run_id: the run whose
     row holds the state, text_top_values: the columns whose top-k sketch holds text items}};
-    ``latest``, the run whose partition_runs map those states (or None); ``succeeded``, the runs
-    that have succeeded (empty when the read did not ask)."""
+    ``latest``, the run whose partition_runs map those states (or None); ``merged``, the sketches
+    of the merged state that run's table rows carry (or None); ``succeeded``, the runs that have
+    succeeded (empty when the read did not ask)."""
     position = {(schema, name): index for index, (schema, name) in enumerate(tables)}
     states: list[dict[str, dict]] = [{} for _ in tables]
     latest: list[str | None] = [None] * len(tables)
+    merged: list[str | None] = [None] * len(tables)
     succeeded: list[list[str]] = [[] for _ in tables]
     for row in rows:
         index = position[(row[0], row[1])]
         if row[2] is None:
             succeeded[index] = [run for run in (row[10] or "").split(",") if run]
             continue
-        latest[index] = row[12]
+        latest[index], merged[index] = row[12], row[13]
         state = states[index].get(row[2])
         if state is None:
             state = states[index][row[2]] = {"columns": {}, "fingerprint": None, "sketches": None,
@@ -60,7 +63,7 @@ def read_states(tables: Sequence[Sequence[str]], rows: Iterable[Sequence[Any]]) 
             state["columns"][row[3]] = row[4]
             if row[11]:
                 state["text_top_values"].append(row[3])
-    return {"states": states, "latest": latest, "succeeded": succeeded}
+    return {"states": states, "latest": latest, "merged": merged, "succeeded": succeeded}
 
 
 def partition_status(partitions: Iterable[str], listing: dict[str, dict], states: dict[str, dict],
