@@ -81,9 +81,9 @@
     adds partitions to a table whose latest table rows carry its merged state (`merged_sketches`,
     with the sketches this run merges) takes that state, one per column, and merges it with the new
     partitions' alone: none of the table's partitions changed (a state of text top values is
-    stale: _partition_status) or was dropped, no column changed, nothing is sampled. Any other run takes the states of the
-    partitions the latest run (`latest`) maps, less the scanned and the dropped ones, read by the
-    runs that hold them. -#}
+    stale: _partition_status) or was dropped, no column changed, nothing is sampled. Any other run
+    takes the states of the partitions the latest run (`latest`) maps, less the scanned and the
+    dropped ones, read by the runs that hold them. -#}
 {% macro _stored_to_merge(plan, latest, merged_sketches, states, choice, schema_changes, with_sketch_statistics) %}
   {%- set scanned = dbt_analyze._spec_set(choice.to_scan) -%}
   {%- set stored_runs = [] -%}
@@ -109,7 +109,7 @@
     read (Parquet skips the rest of the table's history). Keys from one table row (stored.one_map)
     name one run per partition, whose row of each column is the one state: no ranking then, which
     would sort the sketches. With stored.merged_run, the merged states of that run's table rows
-    instead, one per column (_merged_state_usable). -#}
+    instead, one per column (_stored_to_merge). -#}
 {% macro _stored_states_sql(plan, stored) %}
   {%- set column_filters = ["s.column_name = ''"] -%}
   {%- for column in plan.table.data_columns -%}
@@ -201,7 +201,7 @@
                              data_types, dbt_analyze._var('dbt_analyze_top_k_tracked') | int, merge) ~ ', null)' -%}
   {#- A partitioned table's merged state, which its table rows carry: each field as if the table
       were one partition (M2 pooled about the table's mean), so that a run that adds partitions
-      merges it with theirs alone (_merged_state_usable). No time: it is no partition's state. -#}
+      merges it with theirs alone (_stored_to_merge). No time: it is no partition's state. -#}
   {%- set merged_state = {} -%}
   {%- if plan.table.partition_columns -%}
     {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] -%}
