@@ -185,8 +185,10 @@
   {%- endfor -%}
   {#- grouping(): a FILTER sees the states' own partition_key, not the one the table's set leaves out. -#}
   {%- set merge = "grouping(partition_key) = 1 or partition_key <> ''" if plan.table.partition_columns else 'true' -%}
-  {%- set ndv = 'hll_sketch_estimate(' ~ ('ndv_sketch' if single
-                                           else 'hll_union_agg(ndv_sketch, true) filter (where ' ~ merge ~ ')') ~ ')' -%}
+  {%- set ndv_union = 'ndv_sketch' if single else 'hll_union_agg(ndv_sketch, true) filter (where ' ~ merge ~ ')' -%}
+  {%- set ndv = 'hll_sketch_estimate(' ~ ndv_union ~ ')' -%}
+  {#- The spread of the partitions' means about the table's, which pools their M2. -#}
+  {%- set between_partitions = 'sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2))' -%}
   {%- set values = agg.sum ~ '(value_count)' -%}
   {%- set sample_values = agg.sum ~ '(sample_values)' -%}
   {%- set singletons = agg.sum ~ '(coalesce(singletons, 0))' -%}
@@ -201,22 +203,19 @@
                              data_types, dbt_analyze._var('dbt_analyze_top_k_tracked') | int, merge) ~ ', null)' -%}
   {#- A partitioned table's merged state, which its table rows carry: each field as if the table
       were one partition (M2 pooled about the table's mean), so that a run that adds partitions
-      merges it with theirs alone (_stored_to_merge). No time: it is no partition's state. -#}
+      merges it with theirs alone (_stored_to_merge). No time: it is no partition's state. The
+      fields these groups hold already are read from their columns (_merged_state_columns). -#}
   {%- set merged_state = {} -%}
   {%- if plan.table.partition_columns -%}
-    {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] -%}
-      {%- do merged_state.update({column: 'sum(' ~ column ~ ')'}) -%}
+    {%- set held = dbt_analyze._merged_state_columns(with_sketch_statistics) -%}
+    {%- set fields = {'files_modified_at': 'max(files_modified_at)', 'len_max': 'max(len_max)',
+                      'value_m2': 'sum(value_m2) + ' ~ between_partitions, 'ndv_sketch': ndv_union,
+                      'sketches': 'min(sketches)' if with_sketch_statistics else "'basic'",
+                      'quantile_sketch': 'null', 'top_values_sketch': 'null',
+                      'singletons': 'null', 'sample_rows': 'null', 'collected_at': 'null'} -%}
+    {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] if column not in held -%}
+      {%- do merged_state.update({column: fields.get(column, 'sum(' ~ column ~ ')')}) -%}
     {%- endfor -%}
-    {%- do merged_state.update({
-          'files_modified_at': 'max(files_modified_at)', 'len_max': 'max(len_max)',
-          'min_value': dbt_analyze._typed_extreme_sql('min', 'min_value', data_types),
-          'max_value': dbt_analyze._typed_extreme_sql('max', 'max_value', data_types),
-          'value_m2': 'sum(value_m2) + sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2))',
-          'ndv_sketch': 'hll_union_agg(ndv_sketch, true) filter (where ' ~ merge ~ ')',
-          'quantile_sketch': kll if with_sketch_statistics else 'null',
-          'top_values_sketch': top_state if with_sketch_statistics else 'null',
-          'sketches': 'min(sketches)' if with_sketch_statistics else "'basic'",
-          'singletons': 'null', 'sample_rows': 'null', 'collected_at': 'null'}) -%}
   {%- endif -%}
   {%- set sql -%}
   select {{ spec_sql }} as partition_spec, column_name, data_type, {{ is_table }} as is_table,
@@ -245,7 +244,7 @@
          {#- greatest() skips NULLs: keep NULL for columns without values. -#}
          if({{ agg.sum }}(value_m2) is null, null,
             sqrt(greatest({{ agg.sum }}(value_m2)
-                          {%- if not single %} + if({{ is_table }} = 1, sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2)), 0){% endif %}, 0)
+                          {%- if not single %} + if({{ is_table }} = 1, {{ between_partitions }}, 0){% endif %}, 0)
                  / nullif({{ values }} - 1, 0))) as stddev
          {%- if with_sketch_statistics %},
          {{ kll }} as kll,
@@ -261,6 +260,18 @@
   {%- endif %}
   {%- endset -%}
   {{ return(sql) }}
+{% endmacro %}
+
+{#- The fields of the merged state that the merged groups hold already, and their columns there
+    (_merged_rows_sql writes the others as merged_<field>). -#}
+{% macro _merged_state_columns(with_sketch_statistics) %}
+  {%- set columns = {'row_count': 'row_count', 'size_bytes': 'size_bytes', 'file_count': 'file_count',
+                     'min_value': 'min_value', 'max_value': 'max_value',
+                     'true_count': 'true_count_merged', 'false_count': 'false_count_merged'} -%}
+  {%- if with_sketch_statistics -%}
+    {%- do columns.update({'quantile_sketch': 'kll', 'top_values_sketch': 'top_state'}) -%}
+  {%- endif -%}
+  {{ return(columns) }}
 {% endmacro %}
 
 {#- The rows to write, from the merged groups (in statistics_history's columns): a table row ('')
@@ -305,9 +316,11 @@
   {%- endif -%}
   {#- A partitioned table's rows carry its merged state where every partition has an unsampled one. -#}
   {%- set merged_ok = 'not coalesce(m.sampled, true) and m.partitions_analyzed = m.partition_count' -%}
+  {%- set held = dbt_analyze._merged_state_columns(with_sketch_statistics) -%}
   {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] -%}
     {%- do values.update({'state_' ~ column: 'if(' ~ carries_state ~ ', m.first_' ~ column ~ ', '
-                          ~ ('if(' ~ merged_ok ~ ', m.merged_' ~ column ~ ', null)' if partitioned else 'null') ~ ')'}) -%}
+                          ~ ('if(' ~ merged_ok ~ ', m.' ~ held.get(column, 'merged_' ~ column) ~ ', null)' if partitioned
+                             else 'null') ~ ')'}) -%}
   {%- endfor -%}
   {%- set columns = [] -%}
   {%- for column, type in dbt_analyze._storage_columns('statistics_history') -%}

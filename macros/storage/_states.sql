@@ -39,8 +39,9 @@
 
 {#- The query of the current states of tables: the partitions that each table's latest succeeded
     run maps (partition_runs), at the run that holds each one's row, that latest run, and the
-    sketches of the merged state its table rows carry (or null: _stored_to_merge); with_succeeded, also a row per table whose partition_spec is null and run_id the runs that
-    have succeeded (_succeeded_runs_sql). None when there is nothing to read. -#}
+    sketches of the merged state its table rows carry (or null: _stored_to_merge); with_succeeded,
+    also a row per table whose partition_spec is null and run_id the runs that have succeeded
+    (_succeeded_runs_sql). None when there is nothing to read. -#}
 {% macro _current_states_read_sql(tables, run, with_succeeded=false) %}
   {#- A dry run creates no storage: it may not exist yet (a real run has just ensured it, and
       refreshed it: _refresh_storage; a dry run refreshes what it reads here). -#}
