@@ -11,7 +11,7 @@
     'dbt_analyze_partition_histograms': false,
     'dbt_analyze_quantiles': [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99],
     'dbt_analyze_top_k_tracked': 2048,
-    'dbt_analyze_most_common_values': 256,
+    'dbt_analyze_most_common_values': none,
     'dbt_analyze_sketches': 'full',
     'dbt_analyze_full': none,
     'dbt_analyze_publish': false,
@@ -43,7 +43,7 @@
 {% endmacro %}
 
 {#- The integer settings and the values they take: the sketches' own limits (Spark refuses others
-    in the middle of a scan), or what makes sense. -#}
+    in the middle of a scan), or what makes sense. A setting whose default is none may stay none. -#}
 {% macro _setting_ranges() %}
   {{ return({
     'dbt_analyze_hll_lg_k': [4, 21, "HLL's lgK"],
@@ -59,7 +59,9 @@
 
 {#- Fails the run, naming the var, when a setting is out of its range (before anything is read). -#}
 {% macro _check_settings(run=none) %}
-  {%- for name, limits in dbt_analyze._setting_ranges().items() -%}
+  {%- set defaults = dbt_analyze._defaults() -%}
+  {%- for name, limits in dbt_analyze._setting_ranges().items()
+      if not (dbt_analyze._var(name) is none and defaults[name] is none) -%}
     {%- set low, high, meaning = limits -%}
     {%- set text = dbt_analyze._var(name) | string | trim -%}
     {%- set whole = (text[1:] if text.startswith('-') else text).isdigit() -%}
@@ -70,12 +72,12 @@
                            ~ "'") }}
     {%- endif -%}
   {%- endfor -%}
-  {%- if dbt_analyze._var('dbt_analyze_top_k') | int > dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
-    {{ dbt_analyze._fail(run, 'var dbt_analyze_top_k (' ~ dbt_analyze._var('dbt_analyze_top_k')
-                         ~ ') must not exceed dbt_analyze_top_k_tracked ('
-                              ~ dbt_analyze._var('dbt_analyze_top_k_tracked')
-                              ~ '): a sketch reports only the items it tracks') }}
-  {%- endif -%}
+  {%- set tracked = dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
+  {%- for name in ['dbt_analyze_top_k', 'dbt_analyze_most_common_values']
+      if dbt_analyze._var(name) is not none and dbt_analyze._var(name) | int > tracked -%}
+    {{ dbt_analyze._fail(run, 'var ' ~ name ~ ' (' ~ dbt_analyze._var(name) ~ ') must not exceed'
+                              ~ ' dbt_analyze_top_k_tracked (' ~ tracked ~ '): a sketch reports only the items it tracks') }}
+  {%- endfor -%}
   {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
   {%- if quantiles is string or quantiles is not iterable or quantiles | reject('number') | list
          or quantiles | select('lt', 0) | list or quantiles | select('gt', 1) | list -%}

@@ -87,6 +87,32 @@ def test_top_values_equal_the_exact_ones(spark, shapes, column):
     assert ours == exact
 
 
+def test_most_common_values_reach_what_the_sketch_counts_for_sure(spark, dbt):
+    """By default the list is bounded by the items the top-k sketch tracks, not by a count of its
+    own: 300 values on 60 rows each among 20,000 that occur once, so the sketch (2,048 items
+    tracked) counts all 300 for sure and lists no value that occurs once. A list as long as the
+    items tracked, and as many top values as tracked, are taken too: the sketch is read for one item
+    more than the list only while it tracks more."""
+    table = "analytics.most_common_many"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"""create table {table} using parquet as
+                  select cast(id % 300 as int) as x from range(18000)
+                  union all select cast(id + 1000 as int) from range(20000)""")
+    assert analyze(dbt, relation=table, columns="all").success
+    listed = rows(spark, """select value, frequency from analytics_stats.column_top_values
+                            where table_name = 'most_common_many' and partition_spec = '' and column_name = 'x'""")
+    assert sorted(int(r["value"]) for r in listed) == list(range(300))
+    # a sketch's count is an upper bound: the rows it saw plus its error (here 6 rows)
+    assert all(60 <= r["frequency"] <= 72 for r in listed), sorted(r["frequency"] for r in listed)
+    for settings in ("{dbt_analyze_top_k_tracked: 50, dbt_analyze_most_common_values: 50}",
+                     "{dbt_analyze_top_k_tracked: 50, dbt_analyze_top_k: 50}"):
+        edge = dbt("run-operation", "analyze_table", "--args", f"{{relation: {table}, columns: all, full: true}}",
+                   "--vars", settings)
+        assert edge.success, edge.error
+        assert rows(spark, """select count(*) as n from analytics_stats.column_top_values
+                             where table_name = 'most_common_many' and partition_spec = ''""")[0]["n"] <= 50
+
+
 def test_quantiles_within_rank_error(spark, shapes):
     data = shapes["uniform"]
     for q in rows(spark, """select quantile, cast(value as bigint) as value from analytics_stats.column_quantiles

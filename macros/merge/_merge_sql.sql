@@ -352,7 +352,8 @@
   {%- set num_bins = dbt_analyze._var('dbt_analyze_histogram_bins') | int -%}
   {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
   {%- set top_k = dbt_analyze._var('dbt_analyze_top_k') | int -%}
-  {%- set most_common = dbt_analyze._var('dbt_analyze_most_common_values') | int -%}
+  {%- set tracked = dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
+  {%- set most_common = (dbt_analyze._var('dbt_analyze_most_common_values') or tracked) | int -%}
   {%- set bin_ranks = [] -%}
   {%- for i in range(num_bins + 1) -%}{%- do bin_ranks.append(i / num_bins) -%}{%- endfor -%}
   {%- set fine_ranks = [] -%}
@@ -365,8 +366,11 @@
                     ~ '), bounds[i + 1] - bounds[i] + if(i = 0, 1, 0), null)') if integral_like
                    else 'cast(null as double)' -%}
   {%- set histograms_for = 'true' if dbt_analyze._var('dbt_analyze_partition_histograms') else 'is_table = 1' -%}
+  {#- One item more than the list may keep, to see where the rule stops; a sketch reports at most
+      the items it tracks, and of those only the ones it counts for sure. -#}
   {%- set top = 'if(top_state is null, null, ' ~ dbt_analyze._top_values_sql(data_types, 'top_state',
-                                                                             [top_k, most_common] | max + 1) ~ ')' -%}
+                                                                             [[top_k, most_common] | max + 1, tracked] | min)
+                ~ ')' -%}
   {%- set sql -%}
   (select *,
           if(q_values is null, null, transform({{ dbt_analyze._ranks_sql(quantiles) }},
@@ -439,10 +443,14 @@
     distinct count ndv, less the values before it). PostgreSQL's ANALYZE keeps a value on its list
     by the same comparison with the rest; a value beyond the run is left to the histogram's bins. -#}
 {% macro _most_common_rule_sql(sorted) %}
-  {%- set before = 'aggregate(slice(' ~ sorted ~ ', 1, i), cast(0 as bigint), (total, x) -> total + x.count)' -%}
-  {%- set passes = 'transform(' ~ sorted ~ ', (v, i) -> v.count > 1 and v.count >= 1.25 * (n - ' ~ before
-                   ~ ') / greatest(coalesce(distinct_count, ndv) - i, 1))' -%}
-  {{ return('coalesce(nullif(array_position(' ~ passes ~ ', false), 0) - 1, size(' ~ sorted ~ '))') }}
+  {#- One pass that carries the rows listed so far (a sum per value would be quadratic in the list,
+      which reaches the items a sketch tracks). -#}
+  {%- set passes = 'v.count > 1 and v.count >= 1.25 * (n - kept.listed_rows)'
+                   ~ ' / greatest(coalesce(distinct_count, ndv) - kept.listed, 1)' -%}
+  {{ return('aggregate(' ~ sorted ~ ", named_struct('listed', 0, 'listed_rows', cast(0 as bigint), 'stopped', false),"
+            ~ ' (kept, v) -> if(kept.stopped or not (' ~ passes ~ "), named_struct('listed', kept.listed,"
+            ~ " 'listed_rows', kept.listed_rows, 'stopped', true), named_struct('listed', kept.listed + 1,"
+            ~ " 'listed_rows', kept.listed_rows + v.count, 'stopped', false))).listed") }}
 {% endmacro %}
 
 {#- A merged row's top value candidates: the merged top-k sketch's (top), and a boolean's own true
