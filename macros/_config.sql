@@ -76,7 +76,8 @@
   {%- for name in ['dbt_analyze_top_k', 'dbt_analyze_most_common_values']
       if dbt_analyze._var(name) is not none and dbt_analyze._var(name) | int > tracked -%}
     {{ dbt_analyze._fail(run, 'var ' ~ name ~ ' (' ~ dbt_analyze._var(name) ~ ') must not exceed'
-                              ~ ' dbt_analyze_top_k_tracked (' ~ tracked ~ '): a sketch reports only the items it tracks') }}
+                              ~ ' dbt_analyze_top_k_tracked (' ~ tracked ~ ')'
+                              ~ ': a sketch reports only the items it tracks') }}
   {%- endfor -%}
   {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
   {%- if quantiles is string or quantiles is not iterable or quantiles | reject('number') | list

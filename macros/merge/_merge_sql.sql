@@ -368,9 +368,8 @@
   {%- set histograms_for = 'true' if dbt_analyze._var('dbt_analyze_partition_histograms') else 'is_table = 1' -%}
   {#- One item more than the list may keep, to see where the rule stops; a sketch reports at most
       the items it tracks, and of those only the ones it counts for sure. -#}
-  {%- set top = 'if(top_state is null, null, ' ~ dbt_analyze._top_values_sql(data_types, 'top_state',
-                                                                             [[top_k, most_common] | max + 1, tracked] | min)
-                ~ ')' -%}
+  {%- set items = [[top_k, most_common] | max + 1, tracked] | min -%}
+  {%- set top = 'if(top_state is null, null, ' ~ dbt_analyze._top_values_sql(data_types, 'top_state', items) ~ ')' -%}
   {%- set sql -%}
   (select *,
           if(q_values is null, null, transform({{ dbt_analyze._ranks_sql(quantiles) }},
