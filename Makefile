@@ -55,7 +55,7 @@ demo: env java
 # Three workers, each running whole modules (longest first) on a Spark of its own: a third keeps
 # both cores busy while another waits on the processes it started.
 test: env java chromium
-	$(BIN)/pytest -q -n 3 --dist loadgroup --no-loadscope-reorder --rootdir . --durations=30 --doctest-modules python/src python/tests integration_tests/tests
+	$(BIN)/pytest -q -n 3 --dist loadgroup --no-loadscope-reorder --rootdir . --durations=0 --durations-min=20 --doctest-modules python/src python/tests integration_tests/tests
 
 # The Thrift-server suite alone (make test runs it too).
 test-thrift: env java
