@@ -83,11 +83,11 @@
     {#- A write to a table wipes its catalog statistics even when no file changed that we track: republish. -#}
     {%- set publish_ms = dbt_analyze._publish_to_catalog(table, dbt_analyze._latest_run_id(table)) if request.publish
                          else none -%}
-    {%- do dbt_analyze._write_event(run, 'unchanged', table,
-                                    {'partitions_scanned': 0, 'partitions_skipped': choice.skipped | length,
-                                     'plan_ms': plan_ms,
-                                     'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}) -%}
-    {%- do summary.update({'status': 'unchanged'}) -%}
+    {%- set metrics = {'partitions_scanned': 0, 'partitions_skipped': choice.skipped | length, 'plan_ms': plan_ms,
+                       'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none} -%}
+    {%- do dbt_analyze._write_event(run, 'unchanged', table, metrics) -%}
+    {%- do summary.update({'status': 'unchanged', 'snapshot_run_id': read.latest[0],
+                           'run_metrics': dbt_analyze._run_metrics(metrics)}) -%}
     {{ return(summary) }}
   {%- endif -%}
 
@@ -104,10 +104,11 @@
   {%- set written = dbt_analyze._run_statistics_write(select) -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
+  {%- set metrics = {'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length,
+                     'plan_ms': plan_ms, 'scan_ms': scan_ms, 'publish_ms': publish_ms,
+                     'notes': schema_changes | join('; ') or none} -%}
   {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run, read.succeeded[0],
-        with_sketch_statistics,
-        {'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length, 'plan_ms': plan_ms,
-         'scan_ms': scan_ms, 'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none}, written) -%}
+                                                                  with_sketch_statistics, metrics, written) -%}
   {%- set own = merged.own -%}
   {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ own[0] ~ ' rows (' ~ own[1] ~ ' bytes) scanned in '
          ~ (to_scan | length) ~ ' partition(s), '
@@ -115,6 +116,7 @@
          ~ (', ' ~ choice.dropped | length ~ ' dropped' if choice.dropped else '') ~ '; sketches ' ~ own[2] ~ ' bytes'
          ~ ' (plan ' ~ plan_ms ~ ' ms, scan and merge ' ~ scan_ms ~ ' ms'
          ~ (', publish ' ~ publish_ms ~ ' ms' if publish_ms is not none else '') ~ ')', info=True) }}
-  {%- do summary.update({'status': 'succeeded', 'rows_scanned': own[0] | int, 'snapshot_run_id': merged.run_id}) -%}
+  {%- do summary.update({'status': 'succeeded', 'rows_scanned': own[0] | int, 'snapshot_run_id': merged.run_id,
+                         'run_metrics': dbt_analyze._run_metrics(metrics, own)}) -%}
   {{ return(summary) }}
 {% endmacro %}

@@ -29,7 +29,8 @@
   {%- endif -%}
   {%- set summary = dbt_analyze._run_analyze(args) -%}
   {%- if not summary.get('sql') -%}
-    {{ log(dbt_analyze.format_statistics(summary.table, summary.run_id, summary.get('snapshot_run_id')), info=True) }}
+    {{ log(dbt_analyze.format_statistics(summary.table, summary.run_id, summary.get('snapshot_run_id'),
+                                           summary.get('run_metrics')), info=True) }}
     {%- if (dbt_analyze._var('dbt_analyze_histogram') or {}).get('kind') == 'hybrid' -%}
       {{ log('dbt_analyze: hybrid histograms are a model: dbt run --select dbt_analyze.column_histograms_hybrid refreshes them', info=True) }}
     {%- endif -%}

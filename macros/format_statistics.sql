@@ -1,46 +1,61 @@
-{#- A statistic kind's current view, or its rows of one snapshot (snapshot: _current_rows_sql of its run). -#}
-{% macro _statistics_source(kind, snapshot=none) %}
-  {{ return('(' ~ dbt_analyze._statistics_view_sql(kind, snapshot) ~ ')' if snapshot
-            else dbt_analyze._storage_relation(kind)) }}
-{% endmacro %}
-
 {#- The current statistics of one table as text, like DESCRIBE EXTENDED: the table line, its
     partitions (up to 20), then one line per column (table level), after the table's last run. A run that just
-    finished knows its id and the run that wrote the current snapshot (itself, or a merge after a
-    concurrent run): given them, both are read straight by run id, not through the current views,
-    which first find every table's latest run. -#}
-{% macro format_statistics(table_name, run_id=none, snapshot_run_id=none) %}
+    finished knows its id and the run that wrote the current snapshot (itself, a merge after a
+    concurrent run, or the latest run when nothing changed): given the snapshot, it is read straight
+    by run id, not through the current views, which first find every table's latest run; given
+    the run's own numbers (run_metrics: analyze_runs' columns), they are not read back. Table,
+    partition and column rows come from one read. -#}
+{% macro format_statistics(table_name, run_id=none, snapshot_run_id=none, run_metrics=none) %}
   {%- set parts = table_name.split('.') -%}
-  {%- set table_where = ' where ' ~ dbt_analyze._table_where_sql({'schema': parts[0], 'identifier': parts[1]}) -%}
-  {%- set where = table_where -%}
-  {%- set snapshot = dbt_analyze._current_rows_sql('select ' ~ dbt_analyze._quote_literal(parts[0])
-                                                   ~ ' as table_schema, ' ~ dbt_analyze._quote_literal(parts[1])
-                                                   ~ ' as table_name, ' ~ dbt_analyze._quote_literal(snapshot_run_id)
-                                                   ~ ' as run_id', {'schema': parts[0], 'identifier': parts[1]})
-                  if snapshot_run_id else none -%}
-  {#- Three reads, at once where the connection allows it. -#}
-  {%- set tables, columns, runs = dbt_analyze._run_at_once([
-        'select partition_spec, row_count, size_bytes, file_count, partition_count, partitions_analyzed, cast(collected_at as string) from '
-          ~ dbt_analyze._statistics_source('table_statistics', snapshot) ~ where ~ ' order by partition_spec',
-        'select column_name, data_type, null_count, distinct_count, min_value, max_value, round(avg_len, 2), max_len, true_count, false_count, round(mean, 4), round(stddev, 4) from '
-          ~ dbt_analyze._statistics_source('column_statistics', snapshot) ~ where
-          ~ " and partition_spec = '' order by column_name",
-        'select status, targets_scanned, partitions_skipped, rows_scanned, bytes_scanned, sketch_bytes, plan_ms, scan_ms, merge_ms, publish_ms, notes from ('
+  {%- set table = {'schema': parts[0], 'identifier': parts[1]} -%}
+  {%- set table_where = ' where ' ~ dbt_analyze._table_where_sql(table) -%}
+  {%- set snapshot = 'select ' ~ dbt_analyze._quote_literal(parts[0]) ~ ' as table_schema, '
+                     ~ dbt_analyze._quote_literal(parts[1]) ~ ' as table_name, '
+                     ~ dbt_analyze._quote_literal(snapshot_run_id) ~ ' as run_id' if snapshot_run_id else none -%}
+  {%- set reads = ['select partition_spec, column_name, row_count, size_bytes, file_count, partition_count, partitions_analyzed, '
+                   ~ 'cast(collected_at as string), data_type, null_count, distinct_count, '
+                   ~ dbt_analyze._rendered_sql('s.min_value') ~ ', ' ~ dbt_analyze._rendered_sql('s.max_value')
+                   ~ ', round(avg_len, 2), max_len, true_count, false_count, round(mean, 4), round(stddev, 4) from ('
+                   ~ dbt_analyze._current_rows_sql(snapshot, table) ~ ") s where column_name = '' or partition_spec = ''"
+                   ~ ' order by column_name, partition_spec'] -%}
+  {%- set metric_names = ['status', 'targets_scanned', 'partitions_skipped', 'rows_scanned', 'bytes_scanned', 'sketch_bytes',
+                          'plan_ms', 'scan_ms', 'merge_ms', 'publish_ms', 'notes'] -%}
+  {%- if run_metrics is none -%}
+    {%- do reads.append('select ' ~ metric_names | join(', ') ~ ' from ('
           ~ dbt_analyze._analyze_runs_sql(table_where
                                           ~ (' and run_id = ' ~ dbt_analyze._quote_literal(run_id) if run_id else ''))
-          ~ ') order by started_at desc limit 1']) -%}
+          ~ ') order by started_at desc limit 1') -%}
+  {%- endif -%}
+  {#- Two reads at once where the connection allows it, when the run's numbers are not given. -#}
+  {%- set results = dbt_analyze._run_at_once(reads) -%}
+  {%- set tables = [] -%}
+  {%- set columns = [] -%}
+  {%- for row in results[0] -%}
+    {%- set values = row | list -%}
+    {%- if values[1] == '' -%}
+      {%- do tables.append([values[0]] + values[2:8]) -%}
+    {%- else -%}
+      {%- do columns.append([values[1]] + values[8:]) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set runs = [run_metrics] if run_metrics is not none else [] -%}
+  {%- for row in (results[1] if run_metrics is none else []) -%}
+    {%- set metrics = {} -%}
+    {%- for name in metric_names -%}{%- do metrics.update({name: row[loop.index0]}) -%}{%- endfor -%}
+    {%- do runs.append(metrics) -%}
+  {%- endfor -%}
   {%- set lines = ['', 'Statistics of ' ~ table_name] -%}
   {%- for run in runs -%}
     {%- set steps = [] -%}
-    {%- for step, ms in [('plan', run[6]), ('scan', run[7]), ('merge', run[8]), ('publish', run[9])]
-        if ms is not none -%}
-      {%- do steps.append(step ~ ' ' ~ ms ~ ' ms') -%}
+    {%- for step in ['plan', 'scan', 'merge', 'publish'] if run.get(step ~ '_ms') is not none -%}
+      {%- do steps.append(step ~ ' ' ~ run[step ~ '_ms'] ~ ' ms') -%}
     {%- endfor -%}
-    {%- do lines.append('last run: ' ~ run[0] ~ '; partitions scanned ' ~ (run[1] or 0) ~ ', skipped ' ~ (run[2] or 0)
-                        ~ '; rows scanned ' ~ (run[3] or 0)
-                        ~ ', bytes scanned ' ~ (run[4] or 0) ~ ', sketches ' ~ (run[5] or 0) ~ ' bytes'
+    {%- do lines.append('last run: ' ~ run.status ~ '; partitions scanned ' ~ (run.targets_scanned or 0)
+                        ~ ', skipped ' ~ (run.partitions_skipped or 0)
+                        ~ '; rows scanned ' ~ (run.rows_scanned or 0)
+                        ~ ', bytes scanned ' ~ (run.bytes_scanned or 0) ~ ', sketches ' ~ (run.sketch_bytes or 0) ~ ' bytes'
                         ~ ('; ' ~ steps | join(', ') if steps else '')
-                        ~ ('; ' ~ run[10] if run[10] else '')) -%}
+                        ~ ('; ' ~ run.notes if run.notes else '')) -%}
   {%- endfor -%}
   {#- A table of many partitions (2,000 days) lists the 10 collected last, and says how many more. -#}
   {%- set partitions = tables | rejectattr(0, 'equalto', '') | list -%}

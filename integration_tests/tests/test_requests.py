@@ -122,15 +122,21 @@ def test_relation_form_equals_statement_form(dbt, sales):
     assert run_id.sub("RUN", by_catalog) == run_id.sub("RUN", by_relation)
 
 
-def test_the_run_operation_ends_by_printing_the_statistics_like_describe_extended(dbt, sales):
-    """The run that scanned prints the snapshot it wrote (read by its run id); a run that found
-    nothing changed prints the current one (read through the views). Both the same numbers."""
+def test_the_run_operation_ends_by_printing_the_statistics_like_describe_extended(spark, dbt, sales):
+    """The run that scanned prints the snapshot it wrote; a run that found nothing changed, the
+    one its states read saw (both read by run id, with the run's own numbers as it knows them).
+    Both the same numbers, which analyze_runs and the current views hold too."""
     unchanged = analyze(dbt, relation=SALES, columns="all")
     assert unchanged.success, unchanged.error
     for result, run_line in ((sales, "last run: succeeded; partitions scanned 4, skipped 0; rows scanned 5"),
                              (unchanged, "last run: succeeded; partitions scanned 0, skipped 4; rows scanned 0")):
         printed = next(m for m in result.messages if m.startswith("\nStatistics of analytics.sales")).splitlines()
         assert printed[2].startswith(run_line), printed[2]
+        stored = [f"last run: {r['status']}; partitions scanned {r['targets_scanned']}, skipped {r['partitions_skipped']}; "
+                  f"rows scanned {r['rows_scanned'] or 0}, bytes scanned {r['bytes_scanned'] or 0}, sketches {r['sketch_bytes'] or 0} bytes; "
+                  + ", ".join(f"{step} {r[step + '_ms']} ms" for step in ("plan", "scan") if r[step + "_ms"] is not None)
+                  for r in rows(spark, "select * from analytics_stats.analyze_runs where table_name = 'sales'")]
+        assert printed[2] in stored, (printed[2], stored)
         assert printed[3].startswith("table: rows 5, size ") and ", partitions 4 of 4 analyzed, collected " in printed[3]
         assert [line.split(":")[0] for line in printed[4:8]] == [
             f"  partition region={region}/day=2024-01-0{day}" for region in ("eu", "us") for day in (1, 2)]

@@ -582,6 +582,16 @@
   group by run_id
 {% endmacro %}
 
+{#- A succeeded (or unchanged) run's row of analyze_runs as the run itself knows it: the metrics
+    of its ending event (_event_sql's), and what it stored ([rows, bytes, sketch_bytes]). -#}
+{% macro _run_metrics(metrics, own=none) %}
+  {{ return({'status': 'succeeded', 'targets_scanned': metrics.partitions_scanned,
+             'partitions_skipped': metrics.partitions_skipped, 'rows_scanned': own[0] if own else none,
+             'bytes_scanned': own[1] if own else none, 'sketch_bytes': own[2] if own else none,
+             'plan_ms': metrics.plan_ms, 'scan_ms': metrics.get('scan_ms'), 'merge_ms': none,
+             'publish_ms': metrics.publish_ms, 'notes': metrics.notes}) }}
+{% endmacro %}
+
 {#- The latest succeeded run of every table. -#}
 {% macro _latest_runs_sql() %}
   select table_schema, table_name, max_by(run_id, event_at) as run_id
