@@ -4,7 +4,7 @@ import json
 import re
 
 import pytest
-from conftest import PROJECT, analyze, column_stats, parse_statements, rows, table_stats
+from conftest import PROJECT, analyze, column_stats, parse_statements, rows, statements_sent, table_stats
 
 SALES = "analytics.sales"
 TYPED_PARTS = "analytics.typed_parts"  # partitioned by a date, an int and a boolean
@@ -137,6 +137,9 @@ def test_the_run_operation_ends_by_printing_the_statistics_like_describe_extende
                   + ", ".join(f"{step} {r[step + '_ms']} ms" for step in ("plan", "scan") if r[step + "_ms"] is not None)
                   for r in rows(spark, "select * from analytics_stats.analyze_runs where table_name = 'sales'")]
         assert printed[2] in stored, (printed[2], stored)
+        # one read prints it: the run's numbers are not read back, nor the current views
+        assert len(statements_sent(result, "order by column_name, partition_spec")) == 1
+        assert not statements_sent(result, "order by started_at desc limit 1") and not statements_sent(result, "from `analytics_stats`.`table_statistics`")
         assert printed[3].startswith("table: rows 5, size ") and ", partitions 4 of 4 analyzed, collected " in printed[3]
         assert [line.split(":")[0] for line in printed[4:8]] == [
             f"  partition region={region}/day=2024-01-0{day}" for region in ("eu", "us") for day in (1, 2)]
