@@ -80,13 +80,14 @@
   {%- if not to_scan and not choice.dropped and not request.noscan and states -%}
     {{ log('dbt_analyze: ' ~ name ~ ' unchanged since its last analysis (' ~ choice.skipped | length
            ~ ' partition(s) skipped)', info=True) }}
-    {#- A write to a table wipes its catalog statistics even when no file changed that we track: republish. -#}
-    {%- set publish_ms = dbt_analyze._publish_to_catalog(table, dbt_analyze._latest_run_id(table)) if request.publish
-                         else none -%}
+    {#- The latest succeeded run, as the states read found it, holds the current statistics. A write
+        to a table wipes its catalog statistics even when no file changed that we track: republish. -#}
+    {%- set latest = read.latest[0] or dbt_analyze._latest_run_id(table) -%}
+    {%- set publish_ms = dbt_analyze._publish_to_catalog(table, latest) if request.publish else none -%}
     {%- set metrics = {'partitions_scanned': 0, 'partitions_skipped': choice.skipped | length, 'plan_ms': plan_ms,
                        'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none} -%}
     {%- do dbt_analyze._write_event(run, 'unchanged', table, metrics) -%}
-    {%- do summary.update({'status': 'unchanged', 'snapshot_run_id': read.latest[0],
+    {%- do summary.update({'status': 'unchanged', 'snapshot_run_id': latest,
                            'run_metrics': dbt_analyze._run_metrics(metrics)}) -%}
     {{ return(summary) }}
   {%- endif -%}

@@ -18,8 +18,7 @@
                    ~ ', round(avg_len, 2), max_len, true_count, false_count, round(mean, 4), round(stddev, 4) from ('
                    ~ dbt_analyze._current_rows_sql(snapshot, table) ~ ") s where column_name = '' or partition_spec = ''"
                    ~ ' order by column_name, partition_spec'] -%}
-  {%- set metric_names = ['status', 'targets_scanned', 'partitions_skipped', 'rows_scanned', 'bytes_scanned', 'sketch_bytes',
-                          'plan_ms', 'scan_ms', 'merge_ms', 'publish_ms', 'notes'] -%}
+  {%- set metric_names = dbt_analyze._reported_run_columns() -%}
   {%- if run_metrics is none -%}
     {%- do reads.append('select ' ~ metric_names | join(', ') ~ ' from ('
           ~ dbt_analyze._analyze_runs_sql(table_where

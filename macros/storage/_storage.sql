@@ -582,14 +582,24 @@
   group by run_id
 {% endmacro %}
 
-{#- A succeeded (or unchanged) run's row of analyze_runs as the run itself knows it: the metrics
-    of its ending event (_event_sql's), and what it stored ([rows, bytes, sketch_bytes]). -#}
+{#- The columns of analyze_runs that a run's report shows (format_statistics). -#}
+{% macro _reported_run_columns() %}
+  {{ return(['status', 'targets_scanned', 'partitions_skipped', 'rows_scanned', 'bytes_scanned', 'sketch_bytes',
+             'plan_ms', 'scan_ms', 'merge_ms', 'publish_ms', 'notes']) }}
+{% endmacro %}
+
+{#- A succeeded (or unchanged) run's row of analyze_runs as the run itself knows it, in
+    _reported_run_columns: the metrics of its ending event (_event_sql's), and what it stored
+    ([rows, bytes, sketch_bytes]). -#}
 {% macro _run_metrics(metrics, own=none) %}
-  {{ return({'status': 'succeeded', 'targets_scanned': metrics.partitions_scanned,
-             'partitions_skipped': metrics.partitions_skipped, 'rows_scanned': own[0] if own else none,
-             'bytes_scanned': own[1] if own else none, 'sketch_bytes': own[2] if own else none,
-             'plan_ms': metrics.plan_ms, 'scan_ms': metrics.get('scan_ms'), 'merge_ms': none,
-             'publish_ms': metrics.publish_ms, 'notes': metrics.notes}) }}
+  {%- set known = {'status': 'succeeded', 'targets_scanned': metrics.partitions_scanned,
+                   'rows_scanned': own[0] if own else none, 'bytes_scanned': own[1] if own else none,
+                   'sketch_bytes': own[2] if own else none} -%}
+  {%- set row = {} -%}
+  {%- for column in dbt_analyze._reported_run_columns() -%}
+    {%- do row.update({column: known[column] if column in known else metrics.get(column)}) -%}
+  {%- endfor -%}
+  {{ return(row) }}
 {% endmacro %}
 
 {#- The latest succeeded run of every table. -#}
