@@ -311,8 +311,9 @@
                      'stddev'] -%}
     {%- do values.update({column: 'm.' ~ column}) -%}
   {%- endfor -%}
-  {%- if with_sketch_statistics -%}
-    {%- do values.update({'quantiles': 'quantiles', 'histogram': 'histogram', 'top_values': 'top_values'}) -%}
+  {%- set arrays = dbt_analyze._sketch_arrays_sql(plan, merged_rows) if with_sketch_statistics else none -%}
+  {%- if arrays -%}
+    {%- do values.update(arrays.columns) -%}
   {%- endif -%}
   {#- A partitioned table's rows carry its merged state where every partition has an unsampled one. -#}
   {%- set merged_ok = 'not coalesce(m.sampled, true) and m.partitions_analyzed = m.partition_count' -%}
@@ -329,24 +330,28 @@
   {%- set sql -%}
   select {{ columns | join(',
          ') }}
-  from {{ dbt_analyze._sketch_arrays_sql(plan, merged_rows) if with_sketch_statistics else merged_rows }} m
+  from {{ arrays.relation if arrays else merged_rows }} m
   where (coalesce(m.is_table, 1) = 1 or m.partition_spec <> '')
     and (m.column_name is null or m.column_name = '' or m.is_table = 0 or m.partitions_analyzed = m.partition_count)
   {%- endset -%}
   {{ return(sql) }}
 {% endmacro %}
 
-{#- The merged rows with their quantiles, histogram bins and top values as arrays. Histograms are
-    equi-height bins, Spark CBO style: num_bins bins whose bounds are the KLL quantiles at i/num_bins,
-    each holding rows/num_bins rows. A bin's distinct count is estimated without a scan from the
-    column's NDV (HLL) and a 10x finer quantile grid. Other than integers and dates: the NDV shared
-    out in proportion to the distinct grid points in the bin (exact while the column has fewer
-    distinct values than the grid). Integers and dates: each bin has its distinct grid points; the
-    NDV beyond them goes first to bins with 3x more rows than the W values of (lower, upper] (full:
-    all W), then to the others in proportion to how many more values they would hold if their rows
-    fell at random on their W values (W (1 - exp(-rows / W))): the sparse bins of a skewed column's
-    tail get more than its dense ones. Capped by the bin's rows and W. Partition histograms are many
-    rows: only when asked (dbt_analyze_partition_histograms). -#}
+{#- The merged rows' quantiles, histogram bins and top values as arrays: `relation`, the merged
+    rows with what those are derived from, and `columns`, the SQL of each array over it. Histograms
+    are equi-height bins, Spark CBO style: num_bins bins whose bounds are the KLL quantiles at
+    i/num_bins, each holding rows/num_bins rows. A bin's distinct count is estimated without a scan
+    from the column's NDV (HLL) and a 10x finer quantile grid. Other than integers and dates: the
+    NDV shared out in proportion to the distinct grid points in the bin (exact while the column has
+    fewer distinct values than the grid). Integers and dates: each bin has its distinct grid points;
+    the NDV beyond them goes first to bins with 3x more rows than the W values of (lower, upper]
+    (full: all W), then to the others in proportion to how many more values they would hold if
+    their rows fell at random on their W values (W (1 - exp(-rows / W))): the sparse bins of a
+    skewed column's tail get more than its dense ones. Capped by the bin's rows and W. Partition
+    histograms are many rows: only when asked (dbt_analyze_partition_histograms).
+    Two levels under the rows' SELECT, not one per step: Spark's analyzer resolves each nested
+    SELECT in passes of its own over the whole plan, so a bin's steps (its grid points, W, excess)
+    are written out in one expression, and the excess totals are bound inside the histogram's. -#}
 {% macro _sketch_arrays_sql(plan, merged_rows) %}
   {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
   {%- set num_bins = dbt_analyze._var('dbt_analyze_histogram_bins') | int -%}
@@ -362,78 +367,69 @@
   {%- for data_type in data_types | unique if dbt_analyze._type_category(data_type) in ('integral', 'date') -%}
     {%- do integral_like.append(dbt_analyze._quote_literal(data_type)) -%}
   {%- endfor -%}
+  {%- set bin_rows = '(n / ' ~ num_bins ~ ')' -%}
+  {#- A bin's W, its grid points (the grid's points 10*i .. 10*i+10 are the quantiles between its
+      bounds), and the values beyond them that its rows would fill at random. -#}
   {%- set domain = ('if(data_type in (' ~ integral_like | join(', ')
                     ~ '), bounds[i + 1] - bounds[i] + if(i = 0, 1, 0), null)') if integral_like
                    else 'cast(null as double)' -%}
+  {%- set grid_points = 'size(array_distinct(filter(slice(grid, 10 * i + 1, 11), x -> x > bounds[i] or i = 0)))' -%}
+  {%- set excess = 'greatest(if(' ~ domain ~ ' > 0, ' ~ domain ~ ' * (1 - exp(-' ~ bin_rows ~ ' / ' ~ domain ~ ')), 0) - '
+                   ~ grid_points ~ ', 0)' -%}
+  {#- A bin with 3x more rows than values is full (95% for random rows), and served first. -#}
+  {%- set full = bin_rows ~ ' >= 3 * ' ~ domain -%}
+  {%- set bins = 'if(bounds is null, null, transform(sequence(0, ' ~ (num_bins - 1) ~ "), i -> named_struct('bin', i,"
+                 ~ " 'lower', bounds[i], 'upper', bounds[i + 1], 'grid_points', " ~ grid_points ~ ", 'domain', " ~ domain
+                 ~ ", 'full_excess', if(" ~ full ~ ', ' ~ excess ~ ", 0), 'open_excess', if(" ~ full ~ ', 0, ' ~ excess ~ '))))' -%}
   {%- set histograms_for = 'true' if dbt_analyze._var('dbt_analyze_partition_histograms') else 'is_table = 1' -%}
+  {#- A sketch only where it has values (every reader refuses an empty one), and a table's only when
+      every partition has a state of the column. -#}
+  {%- set sketch = 'kll is not null and kll_sketch_get_n_double(kll) > 0 and (is_table = 0 or partitions_analyzed = partition_count)' -%}
   {#- One item more than the list may keep, to see where the rule stops; a sketch reports at most
       the items it tracks, and of those only the ones it counts for sure. -#}
   {%- set items = [[top_k, most_common] | max + 1, tracked] | min -%}
   {%- set top = 'if(top_state is null, null, ' ~ dbt_analyze._top_values_sql(data_types, 'top_state', items) ~ ')' -%}
-  {%- set sql -%}
-  (select *,
-          if(q_values is null, null, transform({{ dbt_analyze._ranks_sql(quantiles) }},
-                                               (q, i) -> named_struct('quantile', q, 'value', {{ dbt_analyze._render_by_type_sql('q_values[i]', data_types) }}))) as quantiles,
-          transform(bins, b -> named_struct('bin', b.bin, 'lower_bound', {{ dbt_analyze._render_by_type_sql('b.lower',
-              data_types) }},
-                                            'upper_bound', {{ dbt_analyze._render_by_type_sql('b.upper', data_types) }},
-                                            'row_count', bin_rows,
-            {#- Capped by the bin's rows and, for integers and dates, its W values. -#}
-            'distinct_count', cast(greatest(1, least(
-              if(b.domain is null, round(ndv * b.grid_points / grid_distinct),
-                 b.grid_points + round(b.full_excess * least(1, beyond_grid / nullif(full_total, 0))
-                                       + greatest(beyond_grid - full_total, 0) * coalesce(b.open_excess / nullif(open_total, 0), 0))),
-              ceil(bin_rows), if(b.domain is null, 1e18, greatest(b.domain, 1)))) as bigint))) as histogram,
-          {#- The most common values: the first top_k, and beyond them every value more common than
-              the average of the values not listed before it (dbt_analyze._most_common_rule_sql). -#}
-          transform(slice(top_sorted, 1,
-                          greatest({{ top_k }}, least({{ most_common }}, {{ dbt_analyze._most_common_rule_sql('top_sorted') }}))),
-                    (v, i) -> named_struct('rank', i + 1, 'value', v.item, 'frequency', v.count)) as top_values
+  {%- set relation -%}
+  (select *, size(array_distinct(grid)) as grid_distinct, greatest(ndv - size(array_distinct(grid)), 0) as beyond_grid,
+          {{ bins }} as bins
    from (
-     select *, aggregate(bins, cast(0 as double), (total, b) -> total + b.full_excess) as full_total,
-            aggregate(bins, cast(0 as double), (total, b) -> total + b.open_excess) as open_total
-     from (
-       {#- Integers and dates: W, the count of values in (lower, upper]; the values beyond the grid
-           points that the bin's rows would fill at random; a bin with 3x more rows than values is
-           full (95% for random rows), and served first. -#}
-       select *, transform(excess_bins, b -> named_struct('bin', b.bin, 'lower', b.lower, 'upper', b.upper, 'grid_points', b.grid_points, 'domain', b.domain,
-                                                   'full_excess', if(bin_rows >= 3 * b.domain, b.excess, 0),
-                                                   'open_excess', if(bin_rows >= 3 * b.domain, 0, b.excess))) as bins
-       from (
-         select *, transform(grid_bins, b -> named_struct('bin', b.bin, 'lower', b.lower, 'upper', b.upper, 'grid_points', b.grid_points, 'domain', b.domain,
-                  'excess',
-                  greatest(if(b.domain > 0, b.domain * (1 - exp(-bin_rows / b.domain)), 0) - b.grid_points, 0))) as excess_bins
-         from (
-           select *, size(array_distinct(grid)) as grid_distinct,
-                  greatest(ndv - size(array_distinct(grid)), 0) as beyond_grid, n / {{ num_bins }} as bin_rows,
-                  {#- The grid's points 10*bin .. 10*bin+10 are the quantiles between this bin's bounds. -#}
-                  if(bounds is null, null, transform(sequence(0, {{ num_bins - 1 }}), i -> named_struct('bin', i, 'lower', bounds[i], 'upper', bounds[i + 1],
-                    'grid_points',
-                    size(array_distinct(filter(slice(grid, 10 * i + 1, 11), x -> x > bounds[i] or i = 0))),
-                    'domain', {{ domain }}))) as grid_bins
-           from (
-             select *,
-                    if(sketch is null, null, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(quantiles) }})) as q_values,
-                    if(sketch is not null and {{ histograms_for }}, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(bin_ranks) }}), null) as bounds,
-                    if(sketch is not null and {{ histograms_for }}, kll_sketch_get_quantile_double(sketch, {{ dbt_analyze._ranks_sql(fine_ranks) }}), null) as grid
-             from (
-               {#- A sketch only where it has values (every reader refuses an empty one), and a table's
-                   only when every partition has a state of the column. -#}
-               select *, if(kll is not null and kll_sketch_get_n_double(kll) > 0
-                            and (is_table = 0 or partitions_analyzed = partition_count), kll, null) as sketch,
-                      array_sort(filter({{ dbt_analyze._top_items_sql(data_types, top) }}, v -> v.item is not null),
-                                 (l, r) -> case when l.count > r.count then -1 when l.count < r.count then 1
-                                                when l.item < r.item then -1 when l.item > r.item then 1 else 0 end)
-                        as top_sorted
-               from {{ merged_rows }}
-             )
-           )
-         )
-       )
-     )
+     select *,
+            if({{ sketch }}, kll_sketch_get_quantile_double(kll, {{ dbt_analyze._ranks_sql(quantiles) }}), null) as q_values,
+            if({{ sketch }} and {{ histograms_for }}, kll_sketch_get_quantile_double(kll, {{ dbt_analyze._ranks_sql(bin_ranks) }}), null) as bounds,
+            if({{ sketch }} and {{ histograms_for }}, kll_sketch_get_quantile_double(kll, {{ dbt_analyze._ranks_sql(fine_ranks) }}), null) as grid,
+            array_sort(filter({{ dbt_analyze._top_items_sql(data_types, top) }}, v -> v.item is not null),
+                       (l, r) -> case when l.count > r.count then -1 when l.count < r.count then 1
+                                      when l.item < r.item then -1 when l.item > r.item then 1 else 0 end) as top_sorted
+     from {{ merged_rows }}
    ))
   {%- endset -%}
-  {{ return(sql) }}
+  {%- set histogram -%}
+  {#- The bins' excess totals, bound once for every bin: a one-element array's transform. -#}
+  transform(array(aggregate(bins, named_struct('full', cast(0 as double), 'open', cast(0 as double)),
+                            (total, b) -> named_struct('full', total.full + b.full_excess, 'open', total.open + b.open_excess))),
+            excess_total -> transform(bins, b -> named_struct(
+              'bin', b.bin,
+              'lower_bound', {{ dbt_analyze._render_by_type_sql('b.lower', data_types) }},
+              'upper_bound', {{ dbt_analyze._render_by_type_sql('b.upper', data_types) }},
+              'row_count', {{ bin_rows }},
+              {#- Capped by the bin's rows and, for integers and dates, its W values. -#}
+              'distinct_count', cast(greatest(1, least(
+                if(b.domain is null, round(ndv * b.grid_points / grid_distinct),
+                   b.grid_points + round(b.full_excess * least(1, beyond_grid / nullif(excess_total.full, 0))
+                                         + greatest(beyond_grid - excess_total.full, 0)
+                                           * coalesce(b.open_excess / nullif(excess_total.open, 0), 0))),
+                ceil({{ bin_rows }}), if(b.domain is null, 1e18, greatest(b.domain, 1)))) as bigint))))[0]
+  {%- endset -%}
+  {#- The most common values: the first top_k, and beyond them every value more common than the
+      average of the values not listed before it (dbt_analyze._most_common_rule_sql). -#}
+  {{ return({'relation': relation, 'columns': {
+      'quantiles': 'if(q_values is null, null, transform(' ~ dbt_analyze._ranks_sql(quantiles)
+                   ~ ", (q, i) -> named_struct('quantile', q, 'value', "
+                   ~ dbt_analyze._render_by_type_sql('q_values[i]', data_types) ~ ')))',
+      'histogram': histogram,
+      'top_values': 'transform(slice(top_sorted, 1, greatest(' ~ top_k ~ ', least(' ~ most_common ~ ', '
+                    ~ dbt_analyze._most_common_rule_sql('top_sorted') ~ "))), (v, i) -> named_struct('rank', i + 1,"
+                    ~ " 'value', v.item, 'frequency', v.count))"}}) }}
 {% endmacro %}
 
 {#- How many of a column's top values (sorted, most common first) are most common values: the
