@@ -26,32 +26,31 @@
   {%- set single = not partitioned and specs | length > 0 -%}
   {%- set state_columns = dbt_analyze._storage_columns('partition_states') -%}
   {%- set names = state_columns | map('first') | list -%}
-  {#- Each state also counts the partitions it stands for, and maps them to the runs that hold
-      their rows (a table's merged state stands for every partition its table row maps). -#}
-  {%- set sources = [] -%}
-  {%- if specs -%}
-    {%- do sources.append('select *, 1 as represents, array(struct(partition_spec, run_id)) as runs from ('
-                          ~ dbt_analyze._scan_sql(plan, specs, run_id) ~ ')') -%}
-  {%- endif -%}
-  {%- if not single -%}
-    {%- do sources.append('select ' ~ (names + ['represents', 'runs']) | join(', ') ~ ' from stored') -%}
-  {%- endif -%}
   {%- set run = dbt_analyze._quote_literal(run_id) -%}
   {%- set merged_view = 'dbt_analyze_merged_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run_id) -%}
   {%- set merged_rows = dbt_analyze._quote_identifier(merged_view) -%}
+  {#- Each state also counts the partitions it stands for, and maps them to the runs that hold
+      their rows (a table's merged state stands for every partition its table row maps). -#}
+  {%- set sources = ['select ' ~ (names + ['represents', 'runs']) | join(', ') ~ ' from stored'] -%}
+  {%- if specs and not single -%}
+    {%- do sources.insert(0, 'select *, 1 as represents, array(struct(partition_spec, run_id)) as runs from ('
+                             ~ dbt_analyze._scan_sql(plan, specs, run_id) ~ ')') -%}
+  {%- endif -%}
   {%- set ctes -%}
+  {%- if single %}
+  {#- The one state is the table's: its rows are the scan's as they are, and its listing row
+      holds the run's numbers. -#}
+  with states as ({{ dbt_analyze._scan_sql(plan, specs, run_id) }}),
+  {{ merged_rows }} as ({{ dbt_analyze._merged_rows_sql(plan, none, "''", '1', with_sketch_statistics) }})
+  {%- else %}
   with this_run as (select * from {{ dbt_analyze._run_numbers_sql(plan) }}),
-  {%- if not single %}
   stored as ({{ dbt_analyze._stored_states_sql(plan, stored) }}),
-  {%- endif %}
   states as ({{ sources | join(' union all ') }}),
   {#- partition_key: a scanned partition's spec, '' for the others' states; the table is the
       grouping set without it. -#}
   prepared as (
-    select *, if(sample_rows is null, value_count, value_count * sample_rows / nullif(row_count, 0)) as sample_values,
-           {%- if not single %}
+    select *, {{ dbt_analyze._sample_values_sql() }} as sample_values,
            sum(value_sum) over (partition by column_name) / nullif(sum(value_count) over (partition by column_name), 0) as table_mean,
-           {%- endif %}
            if(run_id = {{ run }}, partition_spec, '') as partition_key
     from states
   ),
@@ -61,12 +60,12 @@
                                     'grouping sets ((partition_key, column_name, data_type), (column_name, data_type))',
                                     "coalesce(partition_key, '')", 'grouping(partition_key)', with_sketch_statistics) }}
     {%- else %}
-    {{ dbt_analyze._merged_rows_sql(plan, none if single else 'column_name, data_type', "''", '1',
-                                    with_sketch_statistics) }}
+    {{ dbt_analyze._merged_rows_sql(plan, 'column_name, data_type', "''", '1', with_sketch_statistics) }}
     {%- endif %}
   ),
   {#- The merged groups beside the run's numbers; a table row also when there is no state at all. -#}
   {{ merged_rows }} as (select d.*, m.* from this_run d left join merged m on true)
+  {%- endif %}
   {%- endset -%}
   {%- set rows_sql = dbt_analyze._statistics_rows_sql(plan, run_id, with_sketch_statistics, merged_rows) -%}
   {{ return({'sql': ctes ~ '\n' ~ rows_sql, 'merged_sql': ctes ~ '\nselect * from ' ~ merged_rows,
@@ -174,7 +173,9 @@
     field (a partition's group holds its one state) and, with sketch statistics, the merged
     sketches. The partition-level group of the states not scanned (partition_key '') is not
     written: its sketches are left unmerged (FILTER). Without group_by, each state is its own
-    group: every aggregate is its argument, and no aggregate is planned. -#}
+    group: every aggregate is its argument, no aggregate is planned, and the rows are read straight
+    off the scan's (states), with no level between that Spark's analyzer would resolve in passes
+    of its own. -#}
 {% macro _merged_rows_sql(plan, group_by, spec_sql, is_table, with_sketch_statistics) %}
   {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
   {%- set default_size = dbt_analyze._default_size_sql(data_types) -%}
@@ -190,7 +191,7 @@
   {#- The spread of the partitions' means about the table's, which pools their M2. -#}
   {%- set between_partitions = 'sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2))' -%}
   {%- set values = agg.sum ~ '(value_count)' -%}
-  {%- set sample_values = agg.sum ~ '(sample_values)' -%}
+  {%- set sample_values = dbt_analyze._sample_values_sql() if single else 'sum(sample_values)' -%}
   {%- set singletons = agg.sum ~ '(coalesce(singletons, 0))' -%}
   {%- set firsts = [] -%}
   {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] -%}
@@ -254,12 +255,21 @@
          {%- for field, expression in merged_state.items() %},
          {{ expression }} as merged_{{ field }}
          {%- endfor %}
-  from prepared
+         {%- if single %},
+         {#- this_run's columns (_run_numbers_sql), which a single state's own listing row holds. -#}
+         1 as partition_count, size_bytes as listed_size_bytes, file_count as listed_file_count, collected_at as now
+         {%- endif %}
+  from {{ 'states' if single else 'prepared' }}
   {%- if not single %}
   group by {{ group_by }}
   {%- endif %}
   {%- endset -%}
   {{ return(sql) }}
+{% endmacro %}
+
+{#- How many values a state's sample stands for: its values, scaled to the partition's rows. -#}
+{% macro _sample_values_sql() %}
+  {{ return('if(sample_rows is null, value_count, value_count * sample_rows / nullif(row_count, 0))') }}
 {% endmacro %}
 
 {#- The fields of the merged state that the merged groups hold already, and their columns there
