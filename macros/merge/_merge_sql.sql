@@ -31,7 +31,7 @@
   {%- set merged_rows = dbt_analyze._quote_identifier(merged_view) -%}
   {#- Each state also counts the partitions it stands for, and maps them to the runs that hold
       their rows (a table's merged state stands for every partition its table row maps). -#}
-  {%- set sources = ['select ' ~ (names + ['represents', 'runs']) | join(', ') ~ ' from stored'] -%}
+  {%- set sources = [] if single else ['select ' ~ (names + ['represents', 'runs']) | join(', ') ~ ' from stored'] -%}
   {%- if specs and not single -%}
     {%- do sources.insert(0, 'select *, 1 as represents, array(struct(partition_spec, run_id)) as runs from ('
                              ~ dbt_analyze._scan_sql(plan, specs, run_id) ~ ')') -%}
