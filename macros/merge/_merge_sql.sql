@@ -378,19 +378,19 @@
     {%- do integral_like.append(dbt_analyze._quote_literal(data_type)) -%}
   {%- endfor -%}
   {%- set bin_rows = '(n / ' ~ num_bins ~ ')' -%}
-  {#- A bin's W, its grid points (the grid's points 10*i .. 10*i+10 are the quantiles between its
-      bounds), and the values beyond them that its rows would fill at random. -#}
+  {#- A bin's W and its grid points (the grid's points 10*i .. 10*i+10 are the quantiles between its
+      bounds), each taken once, and then the values beyond them that its rows would fill at random. -#}
   {%- set domain = ('if(data_type in (' ~ integral_like | join(', ')
                     ~ '), bounds[i + 1] - bounds[i] + if(i = 0, 1, 0), null)') if integral_like
                    else 'cast(null as double)' -%}
   {%- set grid_points = 'size(array_distinct(filter(slice(grid, 10 * i + 1, 11), x -> x > bounds[i] or i = 0)))' -%}
-  {%- set excess = 'greatest(if(' ~ domain ~ ' > 0, ' ~ domain ~ ' * (1 - exp(-' ~ bin_rows ~ ' / ' ~ domain ~ ')), 0) - '
-                   ~ grid_points ~ ', 0)' -%}
+  {%- set excess = 'greatest(if(b.domain > 0, b.domain * (1 - exp(-' ~ bin_rows ~ ' / b.domain)), 0) - b.grid_points, 0)' -%}
   {#- A bin with 3x more rows than values is full (95% for random rows), and served first. -#}
-  {%- set full = bin_rows ~ ' >= 3 * ' ~ domain -%}
-  {%- set bins = 'if(bounds is null, null, transform(sequence(0, ' ~ (num_bins - 1) ~ "), i -> named_struct('bin', i,"
-                 ~ " 'lower', bounds[i], 'upper', bounds[i + 1], 'grid_points', " ~ grid_points ~ ", 'domain', " ~ domain
-                 ~ ", 'full_excess', if(" ~ full ~ ', ' ~ excess ~ ", 0), 'open_excess', if(" ~ full ~ ', 0, ' ~ excess ~ '))))' -%}
+  {%- set full = bin_rows ~ ' >= 3 * b.domain' -%}
+  {%- set bins = 'if(bounds is null, null, transform(transform(sequence(0, ' ~ (num_bins - 1) ~ "), i -> named_struct('bin', i,"
+                 ~ " 'grid_points', " ~ grid_points ~ ", 'domain', " ~ domain ~ ")), b -> named_struct('bin', b.bin,"
+                 ~ " 'grid_points', b.grid_points, 'domain', b.domain, 'full_excess', if(" ~ full ~ ', ' ~ excess
+                 ~ ", 0), 'open_excess', if(" ~ full ~ ', 0, ' ~ excess ~ '))))' -%}
   {%- set histograms_for = 'true' if dbt_analyze._var('dbt_analyze_partition_histograms') else 'is_table = 1' -%}
   {#- A sketch only where it has values (every reader refuses an empty one), and a table's only when
       every partition has a state of the column. -#}
@@ -401,7 +401,9 @@
   {%- set top = 'if(top_state is null, null, ' ~ dbt_analyze._top_values_sql(data_types, 'top_state', items) ~ ')' -%}
   {%- set relation -%}
   (select *, size(array_distinct(grid)) as grid_distinct, greatest(ndv - size(array_distinct(grid)), 0) as beyond_grid,
-          {{ bins }} as bins
+          {{ bins }} as bins,
+          {#- Each bound rendered once: it is one bin's upper bound and the next one's lower. -#}
+          transform(bounds, x -> {{ dbt_analyze._render_by_type_sql('x', data_types) }}) as rendered_bounds
    from (
      select *,
             if({{ sketch }}, kll_sketch_get_quantile_double(kll, {{ dbt_analyze._ranks_sql(quantiles) }}), null) as q_values,
@@ -419,8 +421,8 @@
                             (total, b) -> named_struct('full', total.full + b.full_excess, 'open', total.open + b.open_excess))),
             excess_total -> transform(bins, b -> named_struct(
               'bin', b.bin,
-              'lower_bound', {{ dbt_analyze._render_by_type_sql('b.lower', data_types) }},
-              'upper_bound', {{ dbt_analyze._render_by_type_sql('b.upper', data_types) }},
+              'lower_bound', rendered_bounds[b.bin],
+              'upper_bound', rendered_bounds[b.bin + 1],
               'row_count', {{ bin_rows }},
               {#- Capped by the bin's rows and, for integers and dates, its W values. -#}
               'distinct_count', cast(greatest(1, least(
