@@ -236,8 +236,9 @@
                 {{ sample_values }} * {{ ndv }}
                 / nullif({{ sample_values }} - {{ singletons }} + {{ singletons }} * {{ sample_values }} / nullif({{ values }}, 0), 0),
                 {{ ndv }}), {{ values }})) as bigint) end as distinct_count,
-         {{ dbt_analyze._typed_extreme_sql(agg.min, 'min_value', data_types) }} as min_value,
-         {{ dbt_analyze._typed_extreme_sql(agg.max, 'max_value', data_types) }} as max_value,
+         {#- One state's extremes are this run's own text of them: nothing to compare. -#}
+         {{ 'min_value' if single else dbt_analyze._typed_extreme_sql(agg.min, 'min_value', data_types) }} as min_value,
+         {{ 'max_value' if single else dbt_analyze._typed_extreme_sql(agg.max, 'max_value', data_types) }} as max_value,
          coalesce({{ agg.sum }}(len_sum) / nullif({{ values }}, 0), {{ default_size }}) as avg_len,
          coalesce({{ agg.max }}(len_max), {{ default_size }}) as max_len,
          {{ agg.sum }}(true_count) as true_count_merged, {{ agg.sum }}(false_count) as false_count_merged,
