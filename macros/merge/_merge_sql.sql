@@ -362,7 +362,8 @@
     histograms are many rows: only when asked (dbt_analyze_partition_histograms).
     Two levels under the rows' SELECT, not one per step: Spark's analyzer resolves each nested
     SELECT in passes of its own over the whole plan, so a bin's steps (its grid points, W, excess)
-    are written out in one expression, and the excess totals are bound inside the histogram's. -#}
+    are one expression (grid points and W bound once by an inner transform), and the excess totals
+    are bound inside the histogram's. -#}
 {% macro _sketch_arrays_sql(plan, merged_rows) %}
   {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
   {%- set num_bins = dbt_analyze._var('dbt_analyze_histogram_bins') | int -%}
