@@ -402,7 +402,7 @@
   {%- set items = [[top_k, most_common] | max + 1, tracked] | min -%}
   {%- set top = 'if(top_state is null, null, ' ~ dbt_analyze._top_values_sql(data_types, 'top_state', items) ~ ')' -%}
   {%- set relation -%}
-  (select *, size(array_distinct(grid)) as grid_distinct, greatest(ndv - size(array_distinct(grid)), 0) as beyond_grid,
+  (select *, size(array_distinct(grid)) as grid_distinct,
           {{ bins }} as bins,
           {#- Each bound rendered once: it is one bin's upper bound and the next one's lower. -#}
           transform(bounds, x -> {{ dbt_analyze._render_by_type_sql('x', data_types) }}) as rendered_bounds
@@ -417,6 +417,8 @@
      from {{ merged_rows }}
    ))
   {%- endset -%}
+  {#- The NDV beyond the grid's distinct points. -#}
+  {%- set beyond_grid = '(greatest(ndv - grid_distinct, 0))' -%}
   {%- set histogram -%}
   {#- The bins' excess totals, bound once for every bin: a one-element array's transform. -#}
   transform(array(aggregate(bins, named_struct('full', cast(0 as double), 'open', cast(0 as double)),
@@ -429,8 +431,8 @@
               {#- Capped by the bin's rows and, for integers and dates, its W values. -#}
               'distinct_count', cast(greatest(1, least(
                 if(b.domain is null, round(ndv * b.grid_points / grid_distinct),
-                   b.grid_points + round(b.full_excess * least(1, beyond_grid / nullif(excess_total.full, 0))
-                                         + greatest(beyond_grid - excess_total.full, 0)
+                   b.grid_points + round(b.full_excess * least(1, {{ beyond_grid }} / nullif(excess_total.full, 0))
+                                         + greatest({{ beyond_grid }} - excess_total.full, 0)
                                            * coalesce(b.open_excess / nullif(excess_total.open, 0), 0))),
                 ceil({{ bin_rows }}), if(b.domain is null, 1e18, greatest(b.domain, 1)))) as bigint))))[0]
   {%- endset -%}
