@@ -4,7 +4,8 @@ import bisect
 import random
 from collections import Counter
 
-from dbt_analyze.hybrid_histogram import hybrid_histogram, hybrid_rows, most_common_values
+from dbt_analyze import hybrid_histogram as hybrid_module
+from dbt_analyze.hybrid_histogram import hybrid_histogram, hybrid_rows, most_common_values, rest_distribution
 
 
 def equi_height(values, num_bins):
@@ -75,3 +76,18 @@ def test_rows_for_the_table():
     rows = hybrid_rows(tables, columns, histograms, tops)
     assert rows[0] == ("s", "t", "", "d", "mcv", 1, "2024-01-01", "2024-01-01", 50.0, 1)
     assert rows[1][4:8] == ("bin", 1, "2024-01-01", "2024-01-06") and rows[-1][7] == "2024-01-11"
+
+
+def test_a_long_list_of_common_values_comes_out_of_the_bins_a_scan_of_every_bin_finds(monkeypatch):
+    """rest_distribution finds each common value's bins by bisection: the same bins, so the same
+    rows and distinct values, as a scan of every bin for every value."""
+    rng = random.Random(5)
+    values = [rng.randrange(3000) if rng.random() < 0.5 else int(rng.paretovariate(0.8)) for _ in range(30_000)]
+    bins = equi_height(values, 254)
+    counts = Counter(values)
+    common = [(float(value), float(n)) for value, n in counts.most_common(2_000)]
+    bisected = rest_distribution(bins, common)
+    monkeypatch.setattr(hybrid_module, "_bins_around_value",
+                        lambda bins: lambda value: [i for i, bin_ in enumerate(bins) if bin_[0] <= value <= bin_[1]])
+    assert rest_distribution(bins, common) == bisected
+    assert any(low == high for low, high, _, _ in bins)  # heavy values have bins of their own here

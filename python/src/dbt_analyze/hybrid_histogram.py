@@ -87,21 +87,24 @@ def rest_distribution(
     >>> rest_distribution([(0.0, 10.0, 100, 10), (10.0, 20.0, 100, 10)], [(5.0, 80)])[1]  # 5's rows out of its bin
     [0.0, 20.0, 120.0]
     """
-    common_values = sorted(value for value, _ in common)
     remaining = sum(bin_[2] for bin_ in bins) - sum(rows for _, rows in common)
-    rest_distinct, rows = [], [float(bin_[2]) for bin_ in bins]
-    for index, (lower, upper, _, distinct) in enumerate(bins):
-        inside = sum(1 for value in common_values
-                     if (value == lower if lower == upper else lower < value <= upper) or (index == 0 and value == lower < upper))
-        rest_distinct.append(max((distinct or 0) - inside, 0))
+    rows = [float(bin_[2]) for bin_ in bins]
+    around = _bins_around_value(bins)
+    inside = [0] * len(bins)
+    for value, _ in common:
+        for index in around(value):
+            lower, upper = bins[index][0], bins[index][1]
+            if (value == lower if lower == upper else lower < value <= upper) or (index == 0 and value == lower < upper):
+                inside[index] += 1
+    rest_distinct = [max((bin_[3] or 0) - taken_out, 0) for bin_, taken_out in zip(bins, inside)]
     for value, count in common:
-        for index in [i for i, (lower, upper, _, _) in enumerate(bins) if lower == upper == value]:
+        for index in [i for i in around(value) if bins[i][0] == bins[i][1] == value]:
             taken = min(rows[index], count)
             rows[index] -= taken
             count -= taken
         # the rest of its rows, in equal parts, from the bins that hold it (where it is a bound, the
         # bins on both sides: where its rows fall around the cut is not known)
-        holding = [i for i, (lower, upper, _, _) in enumerate(bins) if lower < upper and lower <= value <= upper]
+        holding = [i for i in around(value) if bins[i][0] < bins[i][1]]
         while count > 1e-9 and holding:
             part = count / len(holding)
             for index in holding:
@@ -116,6 +119,21 @@ def rest_distribution(
         points.append(upper)
         rest.append(rest[-1] + left * scale)
     return points, rest, rest_distinct
+
+
+def _bins_around_value(bins: Sequence[Bin]):
+    """value -> the indexes of the bins with lower <= value <= upper, in order. A histogram's bounds
+    rise bin by bin, so those bins are one run, found by bisection (a list of thousands of common
+    values is then no longer checked against every bin); other bins are all looked at.
+
+    >>> around = _bins_around_value([(0.0, 2.0, 50, 2), (2.0, 2.0, 50, 1), (2.0, 10.0, 50, 8)])
+    >>> list(around(2.0)), list(around(5.0)), list(around(11.0))
+    ([0, 1, 2], [2], [])
+    """
+    lowers, uppers = [bin_[0] for bin_ in bins], [bin_[1] for bin_ in bins]
+    if all(a <= b for a, b in zip(lowers, lowers[1:])) and all(a <= b for a, b in zip(uppers, uppers[1:])):
+        return lambda value: range(bisect_left(uppers, value), bisect_right(lowers, value))
+    return lambda value: [i for i, (lower, upper) in enumerate(zip(lowers, uppers)) if lower <= value <= upper]
 
 
 def rest_rows_up_to(points: list[float], rest: list[float], x: float, inclusive: bool = True) -> float:
