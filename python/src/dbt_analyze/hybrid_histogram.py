@@ -16,7 +16,7 @@ bin is no longer inflated by a heavy neighbour, which is what equality estimates
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 Bin = tuple[float, float, float, float]  # lower, upper, rows, distinct values
 
@@ -121,10 +121,10 @@ def rest_distribution(
     return points, rest, rest_distinct
 
 
-def _bins_around_value(bins: Sequence[Bin]):
+def _bins_around_value(bins: Sequence[Bin]) -> Callable[[float], Sequence[int]]:
     """value -> the indexes of the bins with lower <= value <= upper, in order. A histogram's bounds
-    rise bin by bin, so those bins are one run, found by bisection (a list of thousands of common
-    values is then no longer checked against every bin); other bins are all looked at.
+    rise bin by bin, so those bins are one run, found by bisection: thousands of common values are
+    not each checked against every bin. Bins out of order are each looked at.
 
     >>> around = _bins_around_value([(0.0, 2.0, 50, 2), (2.0, 2.0, 50, 1), (2.0, 10.0, 50, 8)])
     >>> list(around(2.0)), list(around(5.0)), list(around(11.0))
