@@ -21,8 +21,8 @@
 
 {#- Spark keeps 100 generated classes by default (spark.sql.codegen.cache.maxEntries, a static
     setting). A run generates about 150, so each run evicts the previous run's classes and compiles
-    them again: about 1 s a run, a fifth of a small table's. Said once per dbt process when the
-    engine keeps fewer than 1,000. -#}
+    them again (BENCHMARKS.md, "Compiled classes"). Said once per dbt process when the engine
+    keeps fewer than 1,000. -#}
 {% macro _hint_codegen_cache() %}
   {%- if adapter.dbt_analyze_first_time is defined and adapter.dbt_analyze_first_time('codegen_cache_hint') -%}
     {%- set kept = run_query('set spark.sql.codegen.cache.maxEntries').columns[1].values() | first -%}
