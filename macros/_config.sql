@@ -49,12 +49,22 @@
     'dbt_analyze_hll_lg_k': [4, 21, "HLL's lgK"],
     'dbt_analyze_kll_k': [8, 65535, "KLL's k"],
     'dbt_analyze_top_k': [1, none, 'top values shown per column'],
-    'dbt_analyze_top_k_tracked': [1, none, 'items a top-k sketch tracks'],
+    'dbt_analyze_top_k_tracked': [1, 1000000, 'items a top-k sketch tracks'],
     'dbt_analyze_most_common_values': [1, none, 'most common values kept per column'],
     'dbt_analyze_histogram_bins': [1, none, 'bins per histogram'],
     'dbt_analyze_sample_seed': [none, none, 'the sampling seed'],
     'dbt_analyze_compaction_wait_seconds': [0, 3600, 'how long compact_statistics waits for runs still planning'],
   }) }}
+{% endmacro %}
+
+{#- Fails the run when the top values shown or kept (vars) exceed the items a top-k sketch
+    tracks (`tracked`, named `source`: the var or a request's top_k_tracked). -#}
+{% macro _check_top_k_fits(tracked, source, run=none) %}
+  {%- for name in ['dbt_analyze_top_k', 'dbt_analyze_most_common_values']
+      if dbt_analyze._var(name) is not none and dbt_analyze._var(name) | int > tracked -%}
+    {{ dbt_analyze._fail(run, 'var ' ~ name ~ ' (' ~ dbt_analyze._var(name) ~ ') must not exceed ' ~ source
+                              ~ ' (' ~ tracked ~ '): a sketch reports only the items it tracks') }}
+  {%- endfor -%}
 {% endmacro %}
 
 {#- Fails the run, naming the var, when a setting is out of its range (before anything is read). -#}
@@ -72,13 +82,8 @@
                            ~ "'") }}
     {%- endif -%}
   {%- endfor -%}
-  {%- set tracked = dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
-  {%- for name in ['dbt_analyze_top_k', 'dbt_analyze_most_common_values']
-      if dbt_analyze._var(name) is not none and dbt_analyze._var(name) | int > tracked -%}
-    {{ dbt_analyze._fail(run, 'var ' ~ name ~ ' (' ~ dbt_analyze._var(name) ~ ') must not exceed'
-                              ~ ' dbt_analyze_top_k_tracked (' ~ tracked ~ ')'
-                              ~ ': a sketch reports only the items it tracks') }}
-  {%- endfor -%}
+  {%- do dbt_analyze._check_top_k_fits(dbt_analyze._var('dbt_analyze_top_k_tracked') | int,
+                                        'dbt_analyze_top_k_tracked', run) -%}
   {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
   {%- if quantiles is string or quantiles is not iterable or quantiles | reject('number') | list
          or quantiles | select('lt', 0) | list or quantiles | select('gt', 1) | list -%}

@@ -4,11 +4,13 @@
   Column statistics of all columns by default; a full run for table models and seeds, whose data
   dbt has just replaced. Views and ephemeral models are skipped with a log line.
 -#}
-{% macro analyze(columns=none, partition=none, full=none, sketches=none, noscan=none, publish=none) %}
-  {{ return(adapter.dispatch('analyze', 'dbt_analyze')(columns, partition, full, sketches, noscan, publish)) }}
+{% macro analyze(columns=none, partition=none, full=none, sketches=none, noscan=none, publish=none,
+                 top_k_tracked=none) %}
+  {{ return(adapter.dispatch('analyze', 'dbt_analyze')(columns, partition, full, sketches, noscan, publish,
+                                                       top_k_tracked)) }}
 {% endmacro %}
 
-{% macro default__analyze(columns, partition, full, sketches, noscan, publish) %}
+{% macro default__analyze(columns, partition, full, sketches, noscan, publish, top_k_tracked=none) %}
   {%- if not execute or model is not defined or this is none -%}{{ return('') }}{%- endif -%}
   {%- set materialized = config.get('materialized') -%}
   {%- if materialized in ('view', 'ephemeral', 'materialized_view')
@@ -21,7 +23,8 @@
   {%- do options.update(config.get('meta', {}).get('analyze', {}) or {}) -%}
   {%- do options.update(config.get('analyze', {}) or {}) -%}
   {%- for key, value in {'columns': columns, 'partition': partition, 'full': full, 'sketches': sketches,
-                         'noscan': noscan, 'publish': publish}.items() if value is not none -%}
+                         'noscan': noscan, 'publish': publish, 'top_k_tracked': top_k_tracked}.items()
+                         if value is not none -%}
     {%- do options.update({key: value}) -%}
   {%- endfor -%}
   {#- dbt has just replaced a table model's or seed's data whole: every file is new, so the run

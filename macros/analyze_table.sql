@@ -5,7 +5,8 @@
 
   Collects statistics with one scan of the selected (new or changed) partitions, merges them into
   table statistics and prints them. Options: statement | relation | schema, partition, columns,
-  noscan, full, dry_run, sketches (full | basic), sample, publish (into Spark's catalog).
+  noscan, full, dry_run, sketches (full | basic), sample, publish (into Spark's catalog),
+  top_k_tracked (items a top-k sketch tracks; default: the var).
 -#}
 {% macro analyze_table(statement=none, relation=none, partition=none, columns=none, noscan=none, full=none,
                        dry_run=none, sketches=none) %}
@@ -72,7 +73,7 @@
     {%- for key in ['columns', 'noscan'] if request[key] -%}
       {%- do table_args.update({key: request[key]}) -%}
     {%- endfor -%}
-    {%- for key in ['full', 'dry_run', 'sketches', 'sample', 'publish'] if args.get(key) is not none -%}
+    {%- for key in ['full', 'dry_run', 'sketches', 'sample', 'publish', 'top_k_tracked'] if args.get(key) is not none -%}
       {%- do table_args.update({key: args[key]}) -%}
     {%- endfor -%}
     {%- do summaries.append(dbt_analyze._run_analyze(table_args)) -%}

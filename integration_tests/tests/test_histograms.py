@@ -113,6 +113,41 @@ def test_most_common_values_reach_what_the_sketch_counts_for_sure(spark, dbt):
                              where table_name = 'most_common_many' and partition_spec = ''""")[0]["n"] <= 50
 
 
+def test_a_request_sets_the_items_its_sketches_track(spark, dbt):
+    """`top_k_tracked` sets the items a run's top-k sketches track: the states it scans and the
+    table's merged sketch track that many. Two partitions of 300 values on 30 rows each among
+    10,000 values that occur once: 64 items cannot count the 300 apart from the rest, 2,048 (the
+    var's default) can. A run that asks for more items rescans the partitions whose sketches track
+    fewer (a merge counts for sure only as far as its smallest sketch); one that asks for fewer
+    merges the larger states into a sketch of its size and rescans nothing."""
+    table = "analytics.most_common_tracked"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"""create table {table} using parquet partitioned by (p) as
+                  select cast(id % 300 as int) as x, cast(id % 2 as int) as p from range(18000)
+                  union all select cast(id + 1000 as int), cast(id % 2 as int) from range(20000)""")
+
+    def tracked(partition_spec: str) -> list[int]:
+        return [r["n"] for r in rows(spark, f"""select state_top_values_sketch.maxItemsTracked as n
+            from analytics_stats.statistics_history where table_name = 'most_common_tracked'
+            and partition_spec = '{partition_spec}' and column_name = 'x' order by collected_at""")]
+
+    def listed() -> int:
+        return rows(spark, """select count(*) as n from analytics_stats.column_top_values
+                              where table_name = 'most_common_tracked' and partition_spec = '' and column_name = 'x'""")[0]["n"]
+
+    assert analyze(dbt, relation=table, columns="all", top_k_tracked=64).success
+    assert tracked("p=0") == tracked("p=1") == tracked("") == [64]
+    assert listed() < 300
+    spark.sql(f"""insert into {table} select cast(id % 300 as int), 2 from range(9000)
+                  union all select cast(id + 100000 as int), 2 from range(10000)""")
+    assert analyze(dbt, relation=table, columns="all").success
+    assert tracked("p=0") == tracked("p=1") == tracked("") == [64, 2048] and tracked("p=2") == [2048]
+    assert listed() == 300
+    spark.sql(f"insert into {table} select cast(id % 300 as int), 3 from range(900)")
+    assert analyze(dbt, relation=table, columns="all", top_k_tracked=64).success
+    assert tracked("p=0") == [64, 2048] and tracked("p=3") == [64] and tracked("") == [64, 2048, 64]
+
+
 def test_quantiles_within_rank_error(spark, shapes):
     data = shapes["uniform"]
     for q in rows(spark, """select quantile, cast(value as bigint) as value from analytics_stats.column_quantiles

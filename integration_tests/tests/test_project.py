@@ -18,6 +18,9 @@ def test_post_hook_analyzes_tables_and_skips_views(spark, built):
     assert table_stats(spark, "analytics.orders")[""]["row_count"] == 7
     assert set(column_stats(spark, "analytics.orders")) == {"order_id", "customer", "amount", "status", "is_paid"}
     assert table_stats(spark, "analytics.customers")[""]["row_count"] > 0
+    # the model's config `analyze: {top_k_tracked: 64}`
+    assert {r["n"] for r in rows(spark, """select state_top_values_sketch.maxItemsTracked as n
+        from analytics_stats.statistics_history where table_name = 'customers' and column_name = 'customer'""")} == {64}
     assert "skipping analytics.orders_view (view: no data of its own to analyze)" in built.log
     assert table_stats(spark, "analytics.never_analyzed") == {}
     # dbt has just replaced a table model's data: its run is full; an incremental model's is not

@@ -234,6 +234,9 @@ BAD_INPUTS = [
     ({"relation": SALES, "noscan": True, "columns": ["amount"]}, "cannot be combined with column statistics"),
     ({"relation": SALES, "sketches": "all"}, "'sketches' must be full or basic"),
     ({"relation": SALES, "colums": "all"}, "unknown option 'colums'"),
+    ({"relation": SALES, "top_k_tracked": "many"},
+     "'top_k_tracked' (items a top-k sketch tracks) must be an integer from 1 to 1000000, got 'many'"),
+    ({"relation": SALES, "top_k_tracked": 10}, "var dbt_analyze_top_k (20) must not exceed 'top_k_tracked' (10)"),
     ({}, "say what to analyze"),
 ]
 
@@ -246,6 +249,8 @@ BAD_SETTINGS = [
     ({"dbt_analyze_histogram_bins": 0}, "var dbt_analyze_histogram_bins (bins per histogram) must be an integer of at least 1, got '0'"),
     ({"dbt_analyze_sample_seed": "1) or (1"}, "var dbt_analyze_sample_seed (the sampling seed) must be an integer, got '1) or (1'"),
     ({"dbt_analyze_top_k": 3000}, "var dbt_analyze_top_k (3000) must not exceed dbt_analyze_top_k_tracked (2048)"),
+    ({"dbt_analyze_top_k_tracked": 2000000},
+     "var dbt_analyze_top_k_tracked (items a top-k sketch tracks) must be an integer from 1 to 1000000, got '2000000'"),
     ({"dbt_analyze_most_common_values": 2049},
      "var dbt_analyze_most_common_values (2049) must not exceed dbt_analyze_top_k_tracked (2048)"),
     ({"dbt_analyze_most_common_values": 0},

@@ -201,7 +201,7 @@
   {#- The sketch counts NULL as an item; a column without top values has no sketch to combine. -#}
   {%- set top_state = 'top_values_sketch' if single
                       else 'if(count(top_values_sketch) > 0, ' ~ dbt_analyze._combined_top_state_sql(
-                             data_types, dbt_analyze._var('dbt_analyze_top_k_tracked') | int, merge) ~ ', null)' -%}
+                             data_types, dbt_analyze._top_k_tracked(plan), merge) ~ ', null)' -%}
   {#- A partitioned table's merged state, which its table rows carry: each field as if the table
       were one partition (M2 pooled about the table's mean), so that a run that adds partitions
       merges it with theirs alone (_stored_to_merge). No time: it is no partition's state. The
@@ -369,7 +369,7 @@
   {%- set num_bins = dbt_analyze._var('dbt_analyze_histogram_bins') | int -%}
   {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
   {%- set top_k = dbt_analyze._var('dbt_analyze_top_k') | int -%}
-  {%- set tracked = dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
+  {%- set tracked = dbt_analyze._top_k_tracked(plan) -%}
   {%- set most_common = (dbt_analyze._var('dbt_analyze_most_common_values') or tracked) | int -%}
   {%- set bin_ranks = [] -%}
   {%- for i in range(num_bins + 1) -%}{%- do bin_ranks.append(i / num_bins) -%}{%- endfor -%}

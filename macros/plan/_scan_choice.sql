@@ -56,7 +56,8 @@
 
 {#- {spec: fresh | stale | new | dropped} for every partition of the table, and for partitions
     that are gone but still counted in the table's current statistics, against `columns` with
-    their current types and the sketches asked for (the rules: partition_states.py's
+    their current types and the sketches asked for, their top-k sketches tracking as many items as
+    the run's (the rules: partition_states.py's
     partition_status, which loops over the partitions: thousands, on some tables). -#}
 {% macro _partition_status(plan, states, columns, sketches='basic') %}
   {%- set types = {} -%}
@@ -69,7 +70,8 @@
     {%- endif -%}
   {%- endfor -%}
   {{ return(adapter.dbt_analyze_partition_status(plan.all_partitions, plan.listing, states, types, native_top_k,
-                                                  sketches)) }}
+                                                  sketches, dbt_analyze._top_k_tracked(plan) if sketches == 'full'
+                                                            else none)) }}
 {% endmacro %}
 
 {#- Which partitions to sample and how much: {sample: {spec: fraction}, exact_rows: {spec: rows},

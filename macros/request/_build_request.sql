@@ -3,14 +3,15 @@
     statement: "ANALYZE TABLE ..." | "ANALYZE TABLES IN db ..."   (parsed by _parse_analyze_statement)
     relation: db.t | model/seed/source name | Relation   partition: {k: v|null}   columns: [..]|all
     schema: db (every table of it, as ANALYZE TABLES IN db)   columns: all
-    noscan, full, dry_run, sketches (full|basic), sample, publish
-  Options given next to a statement (full, dry_run, sketches) apply to it as well. A request for a
+    noscan, full, dry_run, sketches (full|basic), sample, publish, top_k_tracked (items a top-k
+    sketch tracks in this run; default: the var)
+  Options given next to a statement (full, dry_run, sketches, ...) apply to it as well. A request for a
   schema's tables has `tables_in` (the schema; none: the target's).
 -#}
 {% macro _build_request(args, run=none) %}
   {%- do dbt_analyze._check_settings(run) -%}
   {%- set known = ['statement', 'relation', 'schema', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches',
-                   'sample', 'publish'] -%}
+                   'sample', 'publish', 'top_k_tracked'] -%}
   {%- for key in args if key not in known -%}
     {{ dbt_analyze._fail(run, "unknown option '" ~ key ~ "' (known: " ~ known | join(', ') ~ ")") }}
   {%- endfor -%}
@@ -88,12 +89,27 @@
       {{ dbt_analyze._fail(run, "sample rows must be a positive number, got " ~ sample.rows) }}
     {%- endif -%}
   {%- endif -%}
-  {%- do request.update({'sample': sample}) -%}
+  {%- do request.update({'sample': sample, 'top_k_tracked': dbt_analyze._top_k_tracked_option(args, run)}) -%}
   {%- if request['noscan'] and request['columns'] -%}
     {{ dbt_analyze._fail(run,
                          "NOSCAN collects size and file count only; it cannot be combined with column statistics") }}
   {%- endif -%}
   {{ return(request) }}
+{% endmacro %}
+
+{#- The items a top-k sketch tracks in this run: the request's top_k_tracked, else the var. A state
+    tracking other than that merges into a sketch of this size (approx_top_k_combine with a size). -#}
+{% macro _top_k_tracked_option(args, run) %}
+  {%- set value = args.get('top_k_tracked') -%}
+  {%- if value is none -%}{{ return(dbt_analyze._var('dbt_analyze_top_k_tracked') | int) }}{%- endif -%}
+  {%- set text = value | string | trim -%}
+  {%- if value is sameas true or value is sameas false or not text.isdigit()
+         or not (1 <= text | int <= 1000000) -%}
+    {{ dbt_analyze._fail(run, "'top_k_tracked' (items a top-k sketch tracks) must be an integer from 1 to 1000000, got '"
+                         ~ value ~ "'") }}
+  {%- endif -%}
+  {%- do dbt_analyze._check_top_k_fits(text | int, "'top_k_tracked'", run) -%}
+  {{ return(text | int) }}
 {% endmacro %}
 
 {#- A YAML date or timestamp (`partition: {d: 2024-01-02}` in --args or a model's config) as its

@@ -206,8 +206,9 @@
   {{ return(none) }}
 {% endmacro %}
 
-{#- The aggregate of a sketch measure over its input (an expression or a projected column). -#}
-{% macro _sketch_aggregate(field, input) %}
+{#- The aggregate of a sketch measure over its input (an expression or a projected column); a top-k
+    sketch tracks `tracked` items (none: the var). -#}
+{% macro _sketch_aggregate(field, input, tracked=none) %}
   {%- if input is none -%}{{ return(none) }}{%- endif -%}
   {%- if field == 'ndv_sketch' -%}
     {{ return('hll_sketch_agg(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_hll_lg_k') | int) ~ ')') }}
@@ -216,8 +217,8 @@
     {{ return('if(count(' ~ input ~ ') > 0, kll_sketch_agg_double(' ~ input ~ ', '
               ~ (dbt_analyze._var('dbt_analyze_kll_k') | int) ~ '), null)') }}
   {%- elif field == 'top_values_sketch' -%}
-    {{ return('approx_top_k_accumulate(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_top_k_tracked') | int)
-              ~ ')') }}
+    {{ return('approx_top_k_accumulate(' ~ input ~ ', '
+              ~ (tracked or dbt_analyze._var('dbt_analyze_top_k_tracked')) | int ~ ')') }}
   {%- endif -%}
   {{ return(none) }}
 {% endmacro %}
@@ -248,4 +249,9 @@
     {{ return(dbt_analyze._sketch_aggregate(field, dbt_analyze._sketch_input(field, column_sql, category))) }}
   {%- endif -%}
   {{ return(dbt_analyze['_measure_' ~ field](column_sql, category)) }}
+{% endmacro %}
+
+{#- The items a run's top-k sketches track: its request's top_k_tracked (_build_request). -#}
+{% macro _top_k_tracked(plan) %}
+  {{ return((plan.request.get('top_k_tracked') or dbt_analyze._var('dbt_analyze_top_k_tracked')) | int) }}
 {% endmacro %}

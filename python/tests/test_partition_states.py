@@ -7,22 +7,23 @@ from dbt_analyze.partition_states import partition_status, read_states
 
 
 def state_rows(table, spec, run, columns, files=(2, 30, "7"), sketches="full", text_items=(), mapped_by="r9",
-               merged=None):
-    """The rows the states read gives for one partition's state: its partition row, then a row per column."""
-    rows = [(*table, spec, "", None, *files, sketches, "2026-01-01 00:00:00", run, None, mapped_by, merged)]
-    rows += [(*table, spec, name, data_type, None, None, None, None, None, run, name in text_items, mapped_by, merged)
-             for name, data_type in columns.items()]
+               merged=None, tracked=2048):
+    """The rows the states read gives for one partition's state: its partition row, then a row per
+    column (its top-k sketch tracking `tracked` items)."""
+    rows = [(*table, spec, "", None, *files, sketches, "2026-01-01 00:00:00", run, None, mapped_by, merged, None)]
+    rows += [(*table, spec, name, data_type, None, None, None, None, None, run, name in text_items, mapped_by, merged,
+              tracked) for name, data_type in columns.items()]
     return rows
 
 
 def test_states_of_several_tables_each_under_its_own():
     rows = (state_rows(("s", "a"), "p=1", "r1", {"x": "int", "y": "string"}, text_items=("x",))
             + state_rows(("s", "b"), "", "r2", {"z": "date"}, mapped_by="r2", merged="basic")
-            + [("s", "a", None, None, None, None, None, None, None, None, "r1,r9,", None, None, None)])
+            + [("s", "a", None, None, None, None, None, None, None, None, "r1,r9,", None, None, None, None)])
     read = read_states([("s", "b"), ("s", "a"), ("s", "c")], rows)
     assert read["states"][1] == {"p=1": {"fingerprint": [2, 30, "7"], "columns": {"x": "int", "y": "string"},
                                          "sketches": "full", "collected_at": "2026-01-01 00:00:00", "run_id": "r1",
-                                         "text_top_values": ["x"]}}
+                                         "text_top_values": ["x"], "top_k_tracked": {"x": 2048, "y": 2048}}}
     assert list(read["states"][0]) == [""] and read["states"][2] == {}
     assert read["latest"] == ["r2", "r9", None]
     assert read["merged"] == ["basic", None, None]
@@ -49,5 +50,9 @@ def test_every_reason_a_partition_is_scanned_again():
         "p=1": "stale", "p=2": "stale", "p=9": "dropped"}
     # a column the state lacks; another file
     assert partition_status(["p=2"], listing, states, {"x": "int", "y": "string"}, [], "basic")["p=2"] == "stale"
+    # a top-k sketch tracking fewer items than the run's, of a column asked for (not of another)
+    assert partition_status(["p=2"], listing, states, {"x": "int"}, [], "full", top_k_tracked=4096)["p=2"] == "stale"
+    assert partition_status(["p=2"], listing, states, {"x": "int"}, [], "full", top_k_tracked=2048)["p=2"] == "fresh"
+    assert partition_status(["p=2"], listing, states, {}, [], "full", top_k_tracked=4096)["p=2"] == "fresh"
     listing["p=2"] = {"file_count": 3, "size_bytes": 30, "modified_at": "7"}
     assert partition_status(["p=2"], listing, states, {"x": "int"}, [], "basic")["p=2"] == "stale"

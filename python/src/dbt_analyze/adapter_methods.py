@@ -39,7 +39,7 @@ called from macros (``adapter.<name>(...)``). ``register()`` adds these to dbt-s
   are local directories of a session's Spark (see :mod:`dbt_analyze.file_listing`); None elsewhere,
   and the macros list with Spark.
 - ``dbt_analyze_read_states(tables, rows)`` / ``dbt_analyze_partition_status(partitions, listing,
-  states, types, native_top_k, sketches)``: the states read's rows as each table's partition states,
+  states, types, native_top_k, sketches, top_k_tracked)``: the states read's rows as each table's partition states,
   and each partition's status against its files (see :mod:`dbt_analyze.partition_states`).
 
 >>> register()
@@ -477,10 +477,11 @@ def dbt_analyze_read_states(adapter: Any, tables: list, rows: list) -> dict[str,
 
 
 def dbt_analyze_partition_status(adapter: Any, partitions: list, listing: dict, states: dict, types: dict,
-                                 native_top_k: list, sketches: str = "basic") -> dict[str, str]:
+                                 native_top_k: list, sketches: str = "basic",
+                                 top_k_tracked: int | None = None) -> dict[str, str]:
     from dbt_analyze.partition_states import partition_status
 
-    return partition_status(partitions, listing, states, types, native_top_k, sketches)
+    return partition_status(partitions, listing, states, types, native_top_k, sketches, top_k_tracked)
 
 
 METHODS = (

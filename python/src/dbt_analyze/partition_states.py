@@ -8,14 +8,15 @@ loop Jinja runs at a fraction of Python's speed, so the macros hand both to thes
 
 The states read's rows, by position: table_schema, table_name, partition_spec, column_name,
 data_type, file_count, size_bytes, files_modified_at, sketches, collected_at, run_id, whether the
-column's top-k sketch holds text items, the latest run that maps the partition, and the sketches
-of the merged state that run's table rows carry (null without one). A table's partition row has
+column's top-k sketch holds text items, the latest run that maps the partition, the sketches of
+the merged state that run's table rows carry (null without one), and the items the column's top-k
+sketch tracks (null without one). A table's partition row has
 column_name ''. A row whose partition_spec is null is the table's runs that have succeeded so
 far, comma-separated, in the run_id position.
 
->>> rows = [("s", "t", "p=1", "", None, 1, 10, "5", "full", "2026-01-01", "r1", None, "r2", "full"),
-...         ("s", "t", "p=1", "x", "int", None, None, None, None, None, "r1", False, "r2", "full"),
-...         ("s", "t", None, None, None, None, None, None, None, None, "r1,r2", None, None, None)]
+>>> rows = [("s", "t", "p=1", "", None, 1, 10, "5", "full", "2026-01-01", "r1", None, "r2", "full", None),
+...         ("s", "t", "p=1", "x", "int", None, None, None, None, None, "r1", False, "r2", "full", 2048),
+...         ("s", "t", None, None, None, None, None, None, None, None, "r1,r2", None, None, None, None)]
 >>> read = read_states([("s", "t"), ("s", "u")], rows)
 >>> read["states"][0]["p=1"]["fingerprint"], read["states"][0]["p=1"]["columns"], read["states"][1]
 ([1, 10, '5'], {'x': 'int'}, {})
@@ -24,6 +25,8 @@ far, comma-separated, in the run_id position.
 >>> listing = {"p=1": {"file_count": 1, "size_bytes": 10, "modified_at": "5"}, "p=2": {"file_count": 1, "size_bytes": 3, "modified_at": "6"}}
 >>> partition_status(["p=1", "p=2"], listing, read["states"][0], {"x": "int"}, [], "full")
 {'p=1': 'fresh', 'p=2': 'new'}
+>>> partition_status(["p=1"], listing, read["states"][0], {"x": "int"}, [], "full", top_k_tracked=8192)
+{'p=1': 'stale'}
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ def read_states(tables: Sequence[Sequence[str]], rows: Iterable[Sequence[Any]]) 
     """The states read's rows (module docstring) as, per table in the order of ``tables``
     ((schema, name) pairs): ``states``, {spec: {fingerprint: [file_count, size_bytes,
     files_modified_at], columns: {name: data_type}, sketches, collected_at, run_id: the run whose
-    row holds the state, text_top_values: the columns whose top-k sketch holds text items}};
+    row holds the state, text_top_values: the columns whose top-k sketch holds text items,
+    top_k_tracked: {column: items its top-k sketch tracks}}};
     ``latest``, the run whose partition_runs map those states (or None); ``merged``, the sketches
     of the merged state that run's table rows carry (or None); ``succeeded``, the runs that have
     succeeded (empty when the read did not ask)."""
@@ -55,7 +59,8 @@ def read_states(tables: Sequence[Sequence[str]], rows: Iterable[Sequence[Any]]) 
         state = states[index].get(row[2])
         if state is None:
             state = states[index][row[2]] = {"columns": {}, "fingerprint": None, "sketches": None,
-                                             "collected_at": None, "run_id": row[10], "text_top_values": []}
+                                             "collected_at": None, "run_id": row[10], "text_top_values": [],
+                                             "top_k_tracked": {}}
         if row[3] == "":
             state.update({"fingerprint": [_count(row[5]), _count(row[6]), row[7]], "sketches": row[8],
                           "collected_at": row[9]})
@@ -63,17 +68,22 @@ def read_states(tables: Sequence[Sequence[str]], rows: Iterable[Sequence[Any]]) 
             state["columns"][row[3]] = row[4]
             if row[11]:
                 state["text_top_values"].append(row[3])
+            if row[14] is not None:
+                state["top_k_tracked"][row[3]] = int(row[14])
     return {"states": states, "latest": latest, "merged": merged, "succeeded": succeeded}
 
 
 def partition_status(partitions: Iterable[str], listing: dict[str, dict], states: dict[str, dict],
-                     types: dict[str, str], native_top_k: Sequence[str], sketches: str = "basic") -> dict[str, str]:
+                     types: dict[str, str], native_top_k: Sequence[str], sketches: str = "basic",
+                     top_k_tracked: int | None = None) -> dict[str, str]:
     """{spec: fresh | stale | new | dropped} for every partition of the table (``partitions``), and
     for partitions that are gone but still counted in its current statistics (``states``). Fresh:
     the partition's files (``listing``: count, sizes, newest modification) are those its state was
     taken from, the state holds the sketches asked for and every column of ``types`` with its type
-    today, and no column of ``native_top_k`` (whose top-k sketch takes values as they are) has a
-    sketch of text items. A state without a fingerprint is new; a gone partition is dropped (once a
+    today, no column of ``native_top_k`` (whose top-k sketch takes values as they are) has a
+    sketch of text items, and no column of ``types`` has a top-k sketch tracking fewer items than
+    ``top_k_tracked`` (a merge counts a value for sure only as far as its smallest sketch does).
+    A state without a fingerprint is new; a gone partition is dropped (once a
     run has merged the table without it, it is history, and the table is not stale for it again).
 
     >>> state = {"fingerprint": [1, 10, "5"], "columns": {"x": "int"}, "sketches": "basic", "text_top_values": ["x"]}
@@ -98,10 +108,12 @@ def partition_status(partitions: Iterable[str], listing: dict[str, dict], states
             status[spec] = "new"
             continue
         files = listing.get(spec, NO_FILES)
+        tracked = state.get("top_k_tracked", {})
         fresh = (state["fingerprint"] == [files["file_count"], files["size_bytes"], files["modified_at"]]
                  and (sketches == "basic" or state.get("sketches") == "full")
                  and state["columns"].items() >= wanted
-                 and not native.intersection(state.get("text_top_values", [])))
+                 and not native.intersection(state.get("text_top_values", []))
+                 and not (top_k_tracked and any(tracked.get(name, top_k_tracked) < top_k_tracked for name in types)))
         status[spec] = "fresh" if fresh else "stale"
     for spec in states:
         status.setdefault(spec, "dropped")
