@@ -46,7 +46,7 @@
   {%- set states = read.states[0] -%}
   {%- set schema_changes = dbt_analyze._schema_changes(plan, states) -%}
   {%- for change in schema_changes -%}{{ log('dbt_analyze: ' ~ name ~ ': ' ~ change, info=True) }}{%- endfor -%}
-  {%- set choice = dbt_analyze._choose_scan(plan, states, request) -%}
+  {%- set choice = dbt_analyze._choose_scan(plan, states, request, read.top_k_tracked[0]) -%}
   {%- set to_scan = choice.to_scan -%}
 
   {%- if choice.changed and not run.dry_run and (adapter.dbt_analyze_may_hold_old_files is not defined

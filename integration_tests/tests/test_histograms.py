@@ -117,9 +117,10 @@ def test_a_request_sets_the_items_its_sketches_track(spark, dbt):
     """`top_k_tracked` sets the items a run's top-k sketches track: the states it scans and the
     table's merged sketch track that many. Two partitions of 300 values on 30 rows each among
     10,000 values that occur once: 64 items cannot count the 300 apart from the rest, 2,048 (the
-    var's default) can. A run that asks for more items rescans the partitions whose sketches track
-    fewer (a merge counts for sure only as far as its smallest sketch); one that asks for fewer
-    merges the larger states into a sketch of its size and rescans nothing."""
+    var's default) can. A run rescans the partitions whose sketches track fewer items than it does
+    (a merge counts for sure only as far as its smallest sketch). A run that does not ask tracks
+    the most that the table's states track, or the var's if more; one that asks for fewer merges
+    the larger states into a sketch of its size and rescans nothing."""
     table = "analytics.most_common_tracked"
     spark.sql(f"drop table if exists {table}")
     spark.sql(f"""create table {table} using parquet partitioned by (p) as
@@ -143,9 +144,14 @@ def test_a_request_sets_the_items_its_sketches_track(spark, dbt):
     assert analyze(dbt, relation=table, columns="all").success
     assert tracked("p=0") == tracked("p=1") == tracked("") == [64, 2048] and tracked("p=2") == [2048]
     assert listed() == 300
+    assert analyze(dbt, relation=table, columns="all", top_k_tracked=4096).success
+    assert tracked("p=2") == [2048, 4096] and tracked("") == [64, 2048, 4096]
     spark.sql(f"insert into {table} select cast(id % 300 as int), 3 from range(900)")
+    assert analyze(dbt, relation=table, columns="all").success
+    assert tracked("p=3") == [4096] and tracked("p=2") == [2048, 4096] and tracked("")[-1] == 4096
+    spark.sql(f"insert into {table} select cast(id % 300 as int), 4 from range(900)")
     assert analyze(dbt, relation=table, columns="all", top_k_tracked=64).success
-    assert tracked("p=0") == [64, 2048] and tracked("p=3") == [64] and tracked("") == [64, 2048, 64]
+    assert tracked("p=4") == [64] and tracked("p=3") == [4096] and tracked("")[-1] == 64
 
 
 def test_quantiles_within_rank_error(spark, shapes):

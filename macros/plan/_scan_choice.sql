@@ -3,10 +3,14 @@
   requested ones and every column that already has statistics: a rescanned partition's state
   replaces the old one whole, so no column's statistics go stale) and the partitions (the selected
   ones that are new or changed, by the file listing; all of them with full; none with noscan).
-  Sets plan.scan_columns, plan.sketches, plan.scan_everything; returns {to_scan, skipped, dropped,
-  changed: the selected partitions whose files (or states' columns) changed}.
+  Sets plan.scan_columns, plan.sketches, plan.scan_everything and plan.top_k_tracked (the items its
+  top-k sketches track: the request's, else the most that the table's current states track,
+  `stored_tracked`, or the var if more); returns {to_scan, skipped, dropped, changed: the selected
+  partitions whose files (or states' columns) changed}.
 -#}
-{% macro _choose_scan(plan, states, request) %}
+{% macro _choose_scan(plan, states, request, stored_tracked=none) %}
+  {%- do plan.update({'top_k_tracked': request.top_k_tracked
+                                       or [dbt_analyze._var('dbt_analyze_top_k_tracked') | int, stored_tracked or 0] | max}) -%}
   {%- set scan_columns = [] -%}
   {%- set stated = {} -%}
   {%- for spec in plan.all_partitions if spec in states -%}

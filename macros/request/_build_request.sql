@@ -97,11 +97,11 @@
   {{ return(request) }}
 {% endmacro %}
 
-{#- The items a top-k sketch tracks in this run: the request's top_k_tracked, else the var. A state
-    tracking other than that merges into a sketch of this size (approx_top_k_combine with a size). -#}
+{#- The items a request asks its top-k sketches to track (top_k_tracked), checked; none when it does
+    not say (_choose_scan decides). -#}
 {% macro _top_k_tracked_option(args, run) %}
   {%- set value = args.get('top_k_tracked') -%}
-  {%- if value is none -%}{{ return(dbt_analyze._var('dbt_analyze_top_k_tracked') | int) }}{%- endif -%}
+  {%- if value is none -%}{{ return(none) }}{%- endif -%}
   {%- set text = value | string | trim -%}
   {%- if value is sameas true or value is sameas false or not text.isdigit()
          or not (1 <= text | int <= 1000000) -%}

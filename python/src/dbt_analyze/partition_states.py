@@ -20,8 +20,8 @@ far, comma-separated, in the run_id position.
 >>> read = read_states([("s", "t"), ("s", "u")], rows)
 >>> read["states"][0]["p=1"]["fingerprint"], read["states"][0]["p=1"]["columns"], read["states"][1]
 ([1, 10, '5'], {'x': 'int'}, {})
->>> read["latest"], read["merged"], read["succeeded"]
-(['r2', None], ['full', None], [['r1', 'r2'], []])
+>>> read["latest"], read["merged"], read["succeeded"], read["top_k_tracked"]
+(['r2', None], ['full', None], [['r1', 'r2'], []], [2048, None])
 >>> listing = {"p=1": {"file_count": 1, "size_bytes": 10, "modified_at": "5"}, "p=2": {"file_count": 1, "size_bytes": 3, "modified_at": "6"}}
 >>> partition_status(["p=1", "p=2"], listing, read["states"][0], {"x": "int"}, [], "full")
 {'p=1': 'fresh', 'p=2': 'new'}
@@ -44,12 +44,14 @@ def read_states(tables: Sequence[Sequence[str]], rows: Iterable[Sequence[Any]]) 
     top_k_tracked: {column: items its top-k sketch tracks}}};
     ``latest``, the run whose partition_runs map those states (or None); ``merged``, the sketches
     of the merged state that run's table rows carry (or None); ``succeeded``, the runs that have
-    succeeded (empty when the read did not ask)."""
+    succeeded (empty when the read did not ask); ``top_k_tracked``, the most items any of its
+    states' top-k sketches tracks (or None)."""
     position = {(schema, name): index for index, (schema, name) in enumerate(tables)}
     states: list[dict[str, dict]] = [{} for _ in tables]
     latest: list[str | None] = [None] * len(tables)
     merged: list[str | None] = [None] * len(tables)
     succeeded: list[list[str]] = [[] for _ in tables]
+    most_tracked: list[int | None] = [None] * len(tables)
     for row in rows:
         index = position[(row[0], row[1])]
         if row[2] is None:
@@ -70,7 +72,8 @@ def read_states(tables: Sequence[Sequence[str]], rows: Iterable[Sequence[Any]]) 
                 state["text_top_values"].append(row[3])
             if row[14] is not None:
                 state["top_k_tracked"][row[3]] = int(row[14])
-    return {"states": states, "latest": latest, "merged": merged, "succeeded": succeeded}
+                most_tracked[index] = max(most_tracked[index] or 0, int(row[14]))
+    return {"states": states, "latest": latest, "merged": merged, "succeeded": succeeded, "top_k_tracked": most_tracked}
 
 
 def partition_status(partitions: Iterable[str], listing: dict[str, dict], states: dict[str, dict],
