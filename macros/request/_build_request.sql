@@ -4,7 +4,7 @@
     relation: db.t | model/seed/source name | Relation   partition: {k: v|null}   columns: [..]|all
     schema: db (every table of it, as ANALYZE TABLES IN db)   columns: all
     noscan, full, dry_run, sketches (full|basic), sample, publish, top_k_tracked (items a top-k
-    sketch tracks in this run; default: the var)
+    sketch tracks in this run; default: _choose_scan's)
   Options given next to a statement (full, dry_run, sketches, ...) apply to it as well. A request for a
   schema's tables has `tables_in` (the schema; none: the target's).
 -#}

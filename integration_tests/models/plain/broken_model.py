@@ -1,4 +1,0 @@
-def model(dbt, session):
-    if True:
-        raise ValueError('this model is broken on purpose')
-    return session.range(1)
