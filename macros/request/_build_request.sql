@@ -103,8 +103,7 @@
   {%- set value = args.get('top_k_tracked') -%}
   {%- if value is none -%}{{ return(none) }}{%- endif -%}
   {%- set text = value | string | trim -%}
-  {%- if value is sameas true or value is sameas false or not text.isdigit()
-         or not (1 <= text | int <= 1000000) -%}
+  {%- if not text.isdigit() or not (1 <= text | int <= 1000000) -%}
     {{ dbt_analyze._fail(run, "'top_k_tracked' (items a top-k sketch tracks) must be an integer from 1 to 1000000, got '"
                          ~ value ~ "'") }}
   {%- endif -%}
