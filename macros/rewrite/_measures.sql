@@ -251,8 +251,7 @@
   {{ return(dbt_analyze['_measure_' ~ field](column_sql, category)) }}
 {% endmacro %}
 
-{#- The items a run's top-k sketches track (_choose_scan), else its request's, else the var. -#}
+{#- The items a run's top-k sketches track, as _choose_scan decided them (else the var). -#}
 {% macro _top_k_tracked(plan) %}
-  {{ return((plan.get('top_k_tracked') or plan.request.get('top_k_tracked')
-             or dbt_analyze._var('dbt_analyze_top_k_tracked')) | int) }}
+  {{ return((plan.get('top_k_tracked') or dbt_analyze._var('dbt_analyze_top_k_tracked')) | int) }}
 {% endmacro %}
