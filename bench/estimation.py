@@ -27,8 +27,9 @@ Estimates:
   Spark's catalog (`publish: true`): the same estimator as Spark's, our histograms;
 - Spark's: the CBO's Filter estimate with the statistics of Spark's `ANALYZE ... FOR ALL COLUMNS`
   and `spark.sql.statistics.histogram.enabled=true`, on a copy.
-q-error = max(estimate / true, true / estimate), estimates floored at 1 row. The CBO rounds its
-row counts up to whole rows; ours are not rounded.
+q-error = max(estimate / true, true / estimate), estimates floored at 1 row. Every estimate is in
+whole rows, rounded up: the CBO's as it rounds them, ours as the package's estimator does
+(`dbt_analyze.selectivity.rows_kept`).
 
 Equality has a floor that no histogram passes: whatever one number a bin gives all its values,
 the values' own counts scatter around it. On uniform_sparse a million rows on a million integers
@@ -59,7 +60,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import datasets  # noqa: E402
 from conftest import run_dbt  # noqa: E402
-from dbt_analyze.selectivity import histogram_equality_share, histogram_range_share  # noqa: E402
+from dbt_analyze.selectivity import histogram_equality_share, histogram_range_share, rows_kept  # noqa: E402
 
 COLUMNS = {
     "uniform": "cast(rand(13) * 10000 as int)",
@@ -100,7 +101,7 @@ def ours_range(bins: list[tuple[float, float, float, int]], top: dict[float, int
     values by their counts, the other rows from the histogram, linear within a bin."""
     total = sum(count for _, _, count, _ in bins)
     top_shares = [(value, count / total) for value, count in top.items()]
-    return histogram_range_share(as_histogram(bins), top_shares, low, high) * total
+    return rows_kept(total, histogram_range_share(as_histogram(bins), top_shares, low, high))
 
 
 def as_histogram(bins: list[tuple[float, float, float, int]]) -> list[dict]:
@@ -117,7 +118,7 @@ def ours_equality(bins: list[tuple[float, float, float, int]], top: dict[float, 
     total = sum(count for _, _, count, _ in bins)
     shares = None if rest_bins else [(value, count / total) for value, count in top.items()]
     share = histogram_equality_share(as_histogram(bins), v, shares)
-    return share * total if share is not None else 1.0
+    return rows_kept(total, share) if share is not None else 1.0
 
 
 def hybrid_estimate(rows: list[tuple], kind: str, low: Optional[float], high: float) -> float:
@@ -270,8 +271,8 @@ def markdown_table(document: dict) -> str:
              "`bench/estimation.py`). q-error = max(estimate/true, true/estimate); 1 is exact. Ours: our 254-bin equi-height "
              "histograms and top values; hybrid: the package's hybrid histograms (common values apart, "
              "`column_histograms_hybrid`); ours in the CBO: Spark's own Filter estimate with our statistics published to its "
-             "catalog. Spark: its CBO's Filter estimate with its own 254-bin histograms. The CBO rounds row counts up to "
-             "whole rows.", "",
+             "catalog. Spark: its CBO's Filter estimate with its own 254-bin histograms. Every estimate is in whole rows, "
+             "rounded up, ours as Spark's CBO rounds its own.", "",
              "| column | predicate | ours p50 | ours p95 | ours max | hybrid p50 | hybrid p95 | hybrid max "
              "| ours in the CBO p50 | ours in the CBO p95 | ours in the CBO max | Spark p50 | Spark p95 | Spark max |",
              "|---|---|" + "---:|" * 12]

@@ -19,7 +19,7 @@ from sqlglot.optimizer.simplify import simplify
 
 from dbt_analyze.column_stats import ColumnStats, lowest_accuracy, parse_value
 from dbt_analyze.relations import RelationStats, column_in_scope
-from dbt_analyze.selectivity import equality_share, range_share, sampled
+from dbt_analyze.selectivity import equality_share, range_share, rows_kept, sampled
 from dbt_analyze.spark_types import base_type
 
 
@@ -56,7 +56,7 @@ class Predicates:
             return unknown, None, None
         if len({key for key in narrowed}) > 1:
             accuracy = lowest_accuracy(accuracy, "medium")  # predicates on several columns: independence assumed
-        filtered_rows = rows * selectivity
+        filtered_rows = rows_kept(rows, selectivity)
         out = {}
         for alias, relation in scope.items():
             columns = {}
