@@ -23,7 +23,7 @@
     Thrift the server's settings hold. A session runs the SELECT in two halves where select.in_two
     (the merged groups held in memory, then the rows with their arrays derived from them): Spark
     analyzes each half against a smaller plan (BENCHMARKS.md, "The write in two halves"). Returns
-    what the run itself stored ([rows, bytes, sketch_bytes]: _own_numbers) as Spark took it while
+    what the run itself stored ([rows, bytes, sketch_bytes, truncated]: _own_numbers) as Spark took it while
     writing (session connections), else none (read it then). -#}
 {% macro _run_statistics_write(select) %}
   {%- set cores = adapter.dbt_analyze_parallelism() if adapter.dbt_analyze_parallelism is defined else none -%}
@@ -36,7 +36,7 @@
                                                     dict(dbt_analyze._own_numbers()), settings)
                 if adapter.dbt_analyze_insert_observed is defined else none -%}
   {%- if own is not none -%}
-    {{ return([own.rows | int, own.bytes | int, own.sketch_bytes | int] if own else none) }}
+    {{ return([own.rows | int, own.bytes | int, own.sketch_bytes | int, own.truncated] if own else none) }}
   {%- endif -%}
   {%- do dbt_analyze._run_at_once([dbt_analyze._statistics_insert_sql(select)], settings=[settings]) -%}
   {{ return(none) }}

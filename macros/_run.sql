@@ -18,10 +18,11 @@
   (analyze_table) and the post-hook (analyze). Returns a summary dict. Its statements: the
   storage's properties, the table's describe (and partitions); the listing, the current states
   with the runs that have succeeded so far (no states in a full run of every column of an
-  unpartitioned table), and a `started` event (at once); one INSERT that scans,
+  unpartitioned table), a `started` event and the top-k hints (at once); one INSERT that scans,
   merges and writes every statistic, and on a session takes the run's own numbers as it writes;
   a `succeeded` event and the check for runs that succeeded meanwhile (of a partitioned table; an
-  unpartitioned one's own numbers, when the write could not take them, at once with the event).
+  unpartitioned one's own numbers, when the write could not take them, at once with the event);
+  and, where its sketches cut a column's most common values, the hints that grow them (_grow_top_k).
 -#}
 {% macro _run_analyze(args) %}
   {%- set run = dbt_analyze._new_run(args) -%}
@@ -39,14 +40,20 @@
       states: it rescans the one partition, merges nothing stored and keeps no column of the old state. -#}
   {%- set needs_states = table.partition_columns | length > 0 or not request.full or request.noscan
                          or plan.columns | length < table.data_columns | length -%}
-  {%- set read = dbt_analyze._read_listings_states_and([plan], run, [] if run.dry_run
-                                                        else [dbt_analyze._event_sql(run, 'started', table)],
+  {#- What the table's runs learned about its top-k sketches, read beside the rest (a dry run's
+      storage may not exist yet). -#}
+  {%- set reads_hints = not run.dry_run
+                        or 'statistics_history' in dbt_analyze._existing_tables(dbt_analyze._stats_schema()) -%}
+  {%- set read = dbt_analyze._read_listings_states_and([plan], run, ([] if run.dry_run
+                                                        else [dbt_analyze._event_sql(run, 'started', table)])
+                                                        + ([dbt_analyze._top_k_hints_sql()] if reads_hints else []),
                                                         with_succeeded=table.partition_columns | length > 0,
                                                         read_states=needs_states) -%}
+  {%- set hints = dbt_analyze._top_k_hints(read.others[-1] if reads_hints and read.others else none, table) -%}
   {%- set states = read.states[0] -%}
   {%- set schema_changes = dbt_analyze._schema_changes(plan, states) -%}
   {%- for change in schema_changes -%}{{ log('dbt_analyze: ' ~ name ~ ': ' ~ change, info=True) }}{%- endfor -%}
-  {%- set choice = dbt_analyze._choose_scan(plan, states, request, read.top_k_tracked[0]) -%}
+  {%- set choice = dbt_analyze._choose_scan(plan, states, request, read.top_k_tracked[0], hints) -%}
   {%- set to_scan = choice.to_scan -%}
 
   {%- if choice.changed and not run.dry_run and (adapter.dbt_analyze_may_hold_old_files is not defined
@@ -111,6 +118,7 @@
   {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run, read.succeeded[0],
                                                                   with_sketch_statistics, metrics, written) -%}
   {%- set own = merged.own -%}
+  {%- if with_sketch_statistics -%}{%- do dbt_analyze._grow_top_k(plan, request, hints, own[3]) -%}{%- endif -%}
   {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ own[0] ~ ' rows (' ~ own[1] ~ ' bytes) scanned in '
          ~ (to_scan | length) ~ ' partition(s), '
          ~ (choice.skipped | length) ~ ' skipped'

@@ -6,8 +6,8 @@
   Collects statistics with one scan of the selected (new or changed) partitions, merges them into
   table statistics and prints them. Options: statement | relation | schema, partition, columns,
   noscan, full, dry_run, sketches (full | basic), sample, publish (into Spark's catalog),
-  top_k_tracked (items a top-k sketch tracks; default: as many as the table's states track, or the
-  var's if more).
+  top_k_tracked (items each top-k sketch tracks; default, per column: the var's, or more as the
+  column's states track or the table's runs learned: _choose_scan).
 -#}
 {% macro analyze_table(statement=none, relation=none, partition=none, columns=none, noscan=none, full=none,
                        dry_run=none, sketches=none) %}

@@ -97,8 +97,8 @@ def statistics_reads(result) -> int:
 
 def test_a_run_writes_its_statistics_in_one_statement_and_records_how_many_it_sent(spark, dbt):
     """Table, partition and column rows, quantiles, histograms and top values go into one table by
-    one INSERT; the events are the only other writes. A full run of an unpartitioned table sends 6
-    statements, an incremental run of a partitioned one 9 (analyze_runs.statements; #40: at most 8 and 10);
+    one INSERT; the events are the only other writes. A full run of an unpartitioned table sends 7
+    statements, an incremental run of a partitioned one 10 (analyze_runs.statements; #40: at most 8 and 10);
     on a session the INSERT's SELECT runs in two halves, each a statement.
     The write itself takes what the run stored (rows, bytes, sketch bytes): nothing reads it back."""
     spark.sql("drop table if exists analytics.one_write")
@@ -112,7 +112,7 @@ def test_a_run_writes_its_statistics_in_one_statement_and_records_how_many_it_se
     assert statistics_writes(result) == {"statistics_history": 1, "analyze_run_events": 2}
     run = rows(spark, """select statements, rows_scanned, bytes_scanned, sketch_bytes from analytics_stats.analyze_runs
                          where table_name = 'one_write' order by started_at desc limit 1""")[0]
-    assert run["statements"] == 6 and run["rows_scanned"] == 1000, run
+    assert run["statements"] == 7 and run["rows_scanned"] == 1000, run
     assert run["bytes_scanned"] == table_stats(spark, "analytics.one_write")[""]["size_bytes"] and run["sketch_bytes"] > 0, run
     assert "1000 rows" in result.log
     # a full run of every column of an unpartitioned table reads no earlier states; a run that may skip reads them
@@ -130,7 +130,7 @@ def test_a_run_writes_its_statistics_in_one_statement_and_records_how_many_it_se
     assert statistics_writes(result) == {"statistics_history": 1, "analyze_run_events": 2}
     last = rows(spark, """select run_id, statements, rows_scanned from analytics_stats.analyze_runs where table_name = 'one_write_days'
                           order by started_at desc limit 1""")[0]
-    assert last["statements"] == 9 and last["rows_scanned"] == 100, last
+    assert last["statements"] == 10 and last["rows_scanned"] == 100, last
     # only the scanned partition's rows are written again; the table's current rows name the others' runs
     written = rows(spark, f"select distinct partition_spec from analytics_stats.statistics_history where run_id = '{last['run_id']}'")
     assert sorted(r["partition_spec"] for r in written) == ["", "day=9"]
@@ -170,7 +170,8 @@ V5_KINDS = ("table_statistics", "column_statistics", "column_quantiles", "column
 
 def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(spark, dbt):
     """Storage version 5 and older kept partition_states and one table per statistic kind, each
-    run writing a full snapshot of its table; version 6 keeps them in statistics_history. Built
+    run writing a full snapshot of its table; version 6 keeps them in statistics_history (and
+    version 7 one more column of it, last: upgraded from 6 here too). Built
     here from the current statistics as version 5 held them (each table's current rows as its
     latest run's snapshot, unbucketed like version 3), then upgraded by the next run: every other
     table's current statistics come through unchanged, and runs go on incrementally."""
@@ -202,10 +203,10 @@ def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(sp
     spark.sql("insert into analytics.upgraded select 101, 5")
     result = analyze(dbt, relation="analytics.upgraded", columns="all")
     assert result.success, result.error
-    assert "upgraded to storage version 6" in result.log
+    assert "upgraded to storage version 7" in result.log
     assert "scanning analytics.upgraded: 1 of 4 partition(s)" in result.log  # the states came through
     stored = spark.sql("show tblproperties analytics_stats.analyze_run_events ('dbt_analyze.storage_version')").collect()[0][-1]
-    assert stored == "6"
+    assert stored == "7"
     assert bucketing(spark, "statistics_history") == {"Num Buckets": "8", "Bucket Columns": "[`table_name`]"}
     assert "'mapreduce.fileoutputcommitter.cleanup.skipped' = 'true'" in committer_options(spark, "statistics_history")
     assert table_stats(spark, "analytics.upgraded")[""]["row_count"] == 102
@@ -213,3 +214,27 @@ def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(sp
     unchanged = snapshot(spark, others, kinds, without=("run_id", "state_run_id")) == before
     assert unchanged, "the upgrade changed other tables' statistics"
     assert upgraded_before != snapshot(spark, "table_name = 'upgraded'", kinds)
+
+    # Version 7 added statistics_history.top_values_truncated (a column's most common values cut
+    # by its sketch). Built here as version 6 held statistics_history, the same table without that
+    # column, then upgraded by the next run in place: every row kept, the statistics read the same.
+    history = "analytics_stats.statistics_history"
+    columns = ", ".join(f"`{c}`" for c in spark.table(history).columns if c != "top_values_truncated")
+    spark.sql("drop table if exists analytics_stats.statistics_history_v6")
+    spark.sql(f"""create table analytics_stats.statistics_history_v6 using parquet
+                  clustered by (table_name) sorted by (table_schema, table_name, run_id) into 8 buckets
+                  as select {columns} from {history}""")
+    stored = spark.table(history).count()
+    before = snapshot(spark, others, kinds)
+    spark.sql(f"drop table {history}")
+    spark.sql(f"alter table analytics_stats.statistics_history_v6 rename to {history}")
+    spark.sql("alter table analytics_stats.analyze_run_events set tblproperties ('dbt_analyze.storage_version' = '6')")
+    result = analyze(dbt, relation="analytics.upgraded", columns="all", full=True)
+    assert result.success, result.error
+    assert "upgraded to storage version 7" in result.log
+    assert spark.table(history).columns[-1] == "top_values_truncated"
+    latest = rows(spark, "select max(run_id) as run_id from analytics_stats.analyze_runs where table_name = 'upgraded'")[0]["run_id"]
+    assert spark.table(history).where(f"run_id <> '{latest}'").count() == stored
+    assert snapshot(spark, others, kinds) == before
+    assert column_stats(spark, "analytics.upgraded")["v"]["max_value"] == "101"
+

@@ -7,6 +7,7 @@ median 1.1, p90 1.2, worst bin 1.5x, where runs at the default KLL k of 4,000 me
 frequencies are well separated."""
 
 import bisect
+import hashlib
 import statistics
 
 import pytest
@@ -152,6 +153,53 @@ def test_a_request_sets_the_items_its_sketches_track(spark, dbt):
     spark.sql(f"insert into {table} select cast(id % 300 as int), 4 from range(900)")
     assert analyze(dbt, relation=table, columns="all", top_k_tracked=64).success
     assert tracked("p=4") == [64] and tracked("p=3") == [4096] and tracked("")[-1] == 64
+
+
+def test_a_column_whose_most_common_values_ran_out_of_its_sketch_tracks_more_from_the_next_run(spark, dbt):
+    """A run whose top-k sketch cut a column's most common values (Zipf-like: value k on 3,000 / k
+    rows, 1,000 values) stores a hint, and the table's next runs track dbt_analyze_top_k_tracked_max
+    items for that column alone (its partitions scanned again once), while a column of unique
+    values keeps dbt_analyze_top_k_tracked: its sketch cut nothing worth listing."""
+    table = "analytics.most_common_grown"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"""create table {table} using parquet partitioned by (p) as
+                  select cast(k.id as int) as heavy, row_number() over (order by k.id, r.id) as id, cast(r.id % 2 as int) as p
+                  from range(1, 1001) k join range(3000) r on r.id < 3000 div k.id""")
+    sizes = '{"dbt_analyze_top_k_tracked": 64, "dbt_analyze_top_k_tracked_max": 1024}'
+
+    def run(*args):
+        result = dbt("run-operation", "analyze_table", "--args", f"{{relation: {table}, columns: all}}", "--vars", sizes)
+        assert result.success, result.error
+        return result
+
+    def tracked(column: str) -> dict:
+        return {r["partition_spec"]: r["n"] for r in rows(spark, f"""select partition_spec,
+            max_by(state_top_values_sketch.maxItemsTracked, collected_at) as n from analytics_stats.statistics_history
+            where table_name = 'most_common_grown' and column_name = '{column}' and partition_spec <> '' group by 1""")}
+
+    def listed() -> int:
+        return rows(spark, """select count(*) as n from analytics_stats.column_top_values
+                              where table_name = 'most_common_grown' and partition_spec = '' and column_name = 'heavy'""")[0]["n"]
+
+    def hint():
+        return [r["value"] for r in rows(spark, "show tblproperties analytics_stats.statistics_history")
+                if r["key"].startswith("dbt_analyze.top_k_tracked.")
+                and r["key"].endswith(hashlib.md5(table.encode()).hexdigest())]
+
+    first = run()
+    assert "the most common values of heavy ran out of their top-k sketches; they track 1024 items" in first.log
+    assert hint() == ['{"heavy": 1024}']
+    assert tracked("heavy") == tracked("id") == {"p=0": 64, "p=1": 64}
+    before = listed()
+    second = run()
+    assert "scanning analytics.most_common_grown: 2 of 2 partition(s)" in second.log  # their heavy sketches track fewer
+    assert "ran out of their top-k sketches" not in second.log
+    assert tracked("heavy") == {"p=0": 1024, "p=1": 1024} and tracked("id") == {"p=0": 64, "p=1": 64}
+    assert listed() > 3 * before
+    spark.sql(f"insert into {table} select cast(id % 7 + 1 as int), 10000000 + id, 2 from range(700)")
+    third = run()
+    assert "scanning analytics.most_common_grown: 1 of 3 partition(s)" in third.log
+    assert tracked("heavy")["p=2"] == 1024 and tracked("id")["p=2"] == 64
 
 
 def test_quantiles_within_rank_error(spark, shapes):

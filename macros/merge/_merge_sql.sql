@@ -199,9 +199,14 @@
   {%- endfor -%}
   {%- set kll = 'quantile_sketch' if single else 'kll_merge_agg_double(quantile_sketch) filter (where ' ~ merge ~ ')' -%}
   {#- The sketch counts NULL as an item; a column without top values has no sketch to combine. -#}
+  {%- set top_groups = dbt_analyze._top_k_groups(plan) -%}
+  {%- set combined = [] -%}
+  {%- for group in top_groups -%}
+    {%- do combined.append(dbt_analyze._combined_top_state_sql(data_types, group.tracked,
+                                                                merge ~ ') and (' ~ group.where if top_groups | length > 1 else merge)) -%}
+  {%- endfor -%}
   {%- set top_state = 'top_values_sketch' if single
-                      else 'if(count(top_values_sketch) > 0, ' ~ dbt_analyze._combined_top_state_sql(
-                             data_types, dbt_analyze._top_k_tracked(plan), merge) ~ ', null)' -%}
+                      else 'if(count(top_values_sketch) > 0, ' ~ dbt_analyze._by_top_k_group_sql(top_groups, combined) ~ ', null)' -%}
   {#- A partitioned table's merged state, which its table rows carry: each field as if the table
       were one partition (M2 pooled about the table's mean), so that a run that adds partitions
       merges it with theirs alone (_stored_to_merge). No time: it is no partition's state. The
@@ -369,8 +374,6 @@
   {%- set num_bins = dbt_analyze._var('dbt_analyze_histogram_bins') | int -%}
   {%- set quantiles = dbt_analyze._var('dbt_analyze_quantiles') -%}
   {%- set top_k = dbt_analyze._var('dbt_analyze_top_k') | int -%}
-  {%- set tracked = dbt_analyze._top_k_tracked(plan) -%}
-  {%- set most_common = (dbt_analyze._var('dbt_analyze_most_common_values') or tracked) | int -%}
   {%- set bin_ranks = [] -%}
   {%- for i in range(num_bins + 1) -%}{%- do bin_ranks.append(i / num_bins) -%}{%- endfor -%}
   {%- set fine_ranks = [] -%}
@@ -397,13 +400,23 @@
   {#- A sketch only where it has values (every reader refuses an empty one), and a table's only when
       every partition has a state of the column. -#}
   {%- set sketch = 'kll is not null and kll_sketch_get_n_double(kll) > 0 and (is_table = 0 or partitions_analyzed = partition_count)' -%}
-  {#- One item more than the list may keep, to see where the rule stops; a sketch reports at most
-      the items it tracks, and of those only the ones it counts for sure. -#}
-  {%- set items = [[top_k, most_common] | max + 1, tracked] | min -%}
-  {%- set top = 'if(top_state is null, null, ' ~ dbt_analyze._top_values_sql(data_types, 'top_state', items) ~ ')' -%}
+  {#- Per group of columns by the items their sketches track: one item more than the list may keep,
+      to see where the rule stops; a sketch reports at most the items it tracks, and of those only
+      the ones it counts for sure. -#}
+  {%- set top_groups = dbt_analyze._top_k_groups(plan) -%}
+  {%- set tops = [] -%}
+  {%- set most_commons = [] -%}
+  {%- for group in top_groups -%}
+    {%- set most_common = (dbt_analyze._var('dbt_analyze_most_common_values') or group.tracked) | int -%}
+    {%- do most_commons.append(most_common | string) -%}
+    {%- do tops.append(dbt_analyze._top_values_sql(data_types, 'top_state', [[top_k, most_common] | max + 1, group.tracked] | min)) -%}
+  {%- endfor -%}
+  {%- set top = 'if(top_state is null, null, ' ~ dbt_analyze._by_top_k_group_sql(top_groups, tops) ~ ')' -%}
   {%- set relation -%}
   (select *, size(array_distinct(grid)) as grid_distinct,
           {{ bins }} as bins,
+          {{ dbt_analyze._by_top_k_group_sql(top_groups, most_commons) }} as most_common,
+          {{ dbt_analyze._most_common_rule_sql('top_sorted') }} as rule_listed,
           {#- Each bound rendered once: it is one bin's upper bound and the next one's lower. -#}
           transform(bounds, x -> {{ dbt_analyze._render_by_type_sql('x', data_types) }}) as rendered_bounds
    from (
@@ -437,15 +450,22 @@
                 ceil({{ bin_rows }}), if(b.domain is null, 1e18, greatest(b.domain, 1)))) as bigint))))[0]
   {%- endset -%}
   {#- The most common values: the first top_k, and beyond them every value more common than the
-      average of the values not listed before it (dbt_analyze._most_common_rule_sql). -#}
+      average of the values not listed before it (dbt_analyze._most_common_rule_sql). Truncated:
+      the list stopped where the sketch stopped counting. The rule passed every value it reported
+      (short of the cap, and of the column's values: the NDV is off by about 1%), and the last of
+      them is within 1.5x of twice the sketch's error, below which it reports none: the values go
+      on below it (a list of heavy values over rare ones ends far above it: BENCHMARKS.md). -#}
   {{ return({'relation': relation, 'columns': {
       'quantiles': 'if(q_values is null, null, transform(' ~ dbt_analyze._ranks_sql(quantiles)
                    ~ ", (q, i) -> named_struct('quantile', q, 'value', "
                    ~ dbt_analyze._render_by_type_sql('q_values[i]', data_types) ~ ')))',
       'histogram': histogram,
-      'top_values': 'transform(slice(top_sorted, 1, greatest(' ~ top_k ~ ', least(' ~ most_common ~ ', '
-                    ~ dbt_analyze._most_common_rule_sql('top_sorted') ~ "))), (v, i) -> named_struct('rank', i + 1,"
-                    ~ " 'value', v.item, 'frequency', v.count))"}}) }}
+      'top_values': 'transform(slice(top_sorted, 1, greatest(' ~ top_k ~ ", least(most_common, rule_listed))),"
+                    ~ " (v, i) -> named_struct('rank', i + 1, 'value', v.item, 'frequency', v.count))",
+      'top_values_truncated': 'top_state is not null and size(top_sorted) > 0 and rule_listed = size(top_sorted)'
+                              ~ ' and size(top_sorted) < least(most_common, 0.9 * coalesce(distinct_count, ndv))'
+                              ~ ' and get(top_sorted, size(top_sorted) - 1).count <= 3 * '
+                              ~ dbt_analyze._top_k_error_sql('top_state')}}) }}
 {% endmacro %}
 
 {#- How many of a column's top values (sorted, most common first) are most common values: the

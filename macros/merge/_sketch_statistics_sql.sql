@@ -97,3 +97,10 @@
   {{ return('lower(' ~ sketch ~ ".itemDataTypeDDL) like 'item string%'") }}
 {% endmacro %}
 
+{#- The error of a top-k sketch (`state`, its struct): the count any value may have lost to its
+    purges, which the sketch reports as its maximum error. It is the offset of DataSketches'
+    frequent items serialization (a little-endian long at byte 24; an empty sketch has none). -#}
+{% macro _top_k_error_sql(state) %}
+  {{ return("cast(conv(concat_ws('', reverse(regexp_extract_all(hex(substring(" ~ state
+            ~ ".sketch, 25, 8)), '(..)', 1))), 16, 10) as bigint)") }}
+{% endmacro %}

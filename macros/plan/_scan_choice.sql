@@ -3,14 +3,20 @@
   requested ones and every column that already has statistics: a rescanned partition's state
   replaces the old one whole, so no column's statistics go stale) and the partitions (the selected
   ones that are new or changed, by the file listing; all of them with full; none with noscan).
-  Sets plan.scan_columns, plan.sketches, plan.scan_everything and plan.top_k_tracked (the items its
-  top-k sketches track: the request's, else the most that the table's current states track,
-  `stored_tracked`, or the var if more); returns {to_scan, skipped, dropped, changed: the selected
-  partitions whose files (or states' columns) changed}.
+  Sets plan.scan_columns, plan.sketches, plan.scan_everything and the items its top-k sketches
+  track (_top_k_tracked): the request's for every column, else the var's (plan.top_k_tracked) or,
+  for a column (plan.top_k_columns), more where its current states track more (`stored_tracked`,
+  {column: items}) or its table's runs learned it (`hints`: _top_k_hints). Returns {to_scan,
+  skipped, dropped, changed: the selected partitions whose files (or states' columns) changed}.
 -#}
-{% macro _choose_scan(plan, states, request, stored_tracked=none) %}
-  {%- do plan.update({'top_k_tracked': request.top_k_tracked
-                                       or [dbt_analyze._var('dbt_analyze_top_k_tracked') | int, stored_tracked or 0] | max}) -%}
+{% macro _choose_scan(plan, states, request, stored_tracked=none, hints=none) %}
+  {%- set base = request.top_k_tracked or dbt_analyze._var('dbt_analyze_top_k_tracked') | int -%}
+  {%- set by_column = {} -%}
+  {%- for column in plan.table.data_columns if not request.top_k_tracked -%}
+    {%- set items = [base, (stored_tracked or {}).get(column.name, 0), (hints or {}).get(column.name, 0)] | max -%}
+    {%- if items > base -%}{%- do by_column.update({column.name: items}) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- do plan.update({'top_k_tracked': base, 'top_k_columns': by_column}) -%}
   {%- set scan_columns = [] -%}
   {%- set stated = {} -%}
   {%- for spec in plan.all_partitions if spec in states -%}
@@ -60,8 +66,8 @@
 
 {#- {spec: fresh | stale | new | dropped} for every partition of the table, and for partitions
     that are gone but still counted in the table's current statistics, against `columns` with
-    their current types and the sketches asked for, their top-k sketches tracking as many items as
-    the run's (the rules: partition_states.py's
+    their current types and the sketches asked for, each column's top-k sketches tracking as many
+    items as the run's (the rules: partition_states.py's
     partition_status, which loops over the partitions: thousands, on some tables). -#}
 {% macro _partition_status(plan, states, columns, sketches='basic') %}
   {%- set types = {} -%}
@@ -73,9 +79,12 @@
       {%- do native_top_k.append(column.name) -%}
     {%- endif -%}
   {%- endfor -%}
+  {%- set tracked = {} -%}
+  {%- for column in columns if sketches == 'full' -%}
+    {%- do tracked.update({column.name: dbt_analyze._top_k_tracked(plan, column.name)}) -%}
+  {%- endfor -%}
   {{ return(adapter.dbt_analyze_partition_status(plan.all_partitions, plan.listing, states, types, native_top_k,
-                                                  sketches, dbt_analyze._top_k_tracked(plan) if sketches == 'full'
-                                                            else none)) }}
+                                                  sketches, tracked)) }}
 {% endmacro %}
 
 {#- Which partitions to sample and how much: {sample: {spec: fraction}, exact_rows: {spec: rows},

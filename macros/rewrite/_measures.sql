@@ -251,7 +251,37 @@
   {{ return(dbt_analyze['_measure_' ~ field](column_sql, category)) }}
 {% endmacro %}
 
-{#- The items a run's top-k sketches track, as _choose_scan decided them (else the var). -#}
-{% macro _top_k_tracked(plan) %}
-  {{ return((plan.get('top_k_tracked') or dbt_analyze._var('dbt_analyze_top_k_tracked')) | int) }}
+{#- The items a run's top-k sketch of `column` tracks (of the columns not named apart: none), as
+    _choose_scan decided them (else the var). -#}
+{% macro _top_k_tracked(plan, column=none) %}
+  {{ return(((plan.get('top_k_columns') or {}).get(column) or plan.get('top_k_tracked')
+             or dbt_analyze._var('dbt_analyze_top_k_tracked')) | int) }}
+{% endmacro %}
+
+{#- The run's columns by the items their top-k sketches track: [{tracked, where: the condition on a
+    row's column_name}], the columns not named apart last. -#}
+{% macro _top_k_groups(plan) %}
+  {%- set apart = {} -%}
+  {%- for name, items in (plan.get('top_k_columns') or {}).items() -%}
+    {%- do apart.setdefault(items, []).append(dbt_analyze._quote_literal(name)) -%}
+  {%- endfor -%}
+  {%- set groups = [] -%}
+  {%- set named = [] -%}
+  {%- for items, names in apart.items() | sort -%}
+    {%- do groups.append({'tracked': items, 'where': 'column_name in (' ~ names | join(', ') ~ ')'}) -%}
+    {%- do named.extend(names) -%}
+  {%- endfor -%}
+  {%- do groups.append({'tracked': dbt_analyze._top_k_tracked(plan),
+                        'where': 'coalesce(column_name not in (' ~ named | join(', ') ~ '), true)' if named else 'true'}) -%}
+  {{ return(groups) }}
+{% endmacro %}
+
+{#- SQL by a row's top-k group: `sqls`, one per group of _top_k_groups, in its order. -#}
+{% macro _by_top_k_group_sql(groups, sqls) %}
+  {%- if sqls | length == 1 -%}{{ return(sqls[0]) }}{%- endif -%}
+  {%- set branches = [] -%}
+  {%- for group in groups[:-1] -%}
+    {%- do branches.append('when ' ~ group.where ~ ' then ' ~ sqls[loop.index0]) -%}
+  {%- endfor -%}
+  {{ return('case ' ~ branches | join(' ') ~ ' else ' ~ sqls[-1] ~ ' end') }}
 {% endmacro %}

@@ -29,7 +29,7 @@
         {%- set input = dbt_analyze._sketch_input(field, quoted, category, dbt_analyze._collation(column.data_type)) -%}
         {%- if input -%}{%- do sketch_inputs.append(input ~ ' as __dbt_analyze_' ~ alias) -%}{%- endif -%}
         {%- set expr = dbt_analyze._sketch_aggregate(field, '__dbt_analyze_' ~ alias if input else none,
-                                                     dbt_analyze._top_k_tracked(plan)) -%}
+                                                     dbt_analyze._top_k_tracked(plan, column.name)) -%}
       {%- else -%}
         {%- set expr = dbt_analyze._measure(field, quoted, category) -%}
       {%- endif -%}

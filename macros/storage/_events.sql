@@ -51,14 +51,16 @@
 {% endmacro %}
 
 {#- What a run itself stored, as aggregates of its statistics rows: rows, bytes and sketch_bytes
-    of its partitions' states. -#}
+    of its partitions' states, and the columns whose most common values its top-k sketches cut
+    (a JSON array: top_values_truncated of the table's column rows). -#}
 {% macro _own_numbers() %}
   {%- set state = 'state_collected_at is not null' -%}
   {{ return([('rows', "coalesce(sum(if(column_name = '' and " ~ state ~ ', state_row_count, 0)), 0)'),
              ('bytes', "coalesce(sum(if(column_name = '' and " ~ state ~ ', state_size_bytes, 0)), 0)'),
              ('sketch_bytes', 'coalesce(sum(if(' ~ state ~ ', coalesce(length(state_ndv_sketch), 0)'
                               ~ ' + coalesce(length(state_quantile_sketch), 0)'
-                              ~ ' + coalesce(length(state_top_values_sketch.sketch), 0), 0)), 0)')]) }}
+                              ~ ' + coalesce(length(state_top_values_sketch.sketch), 0), 0)), 0)'),
+             ('truncated', "to_json(collect_set(if(partition_spec = '' and top_values_truncated, column_name, null)))")]) }}
 {% endmacro %}
 
 {#- What a run itself stored, read back as one row (_own_numbers). -#}
@@ -71,14 +73,18 @@
 
 {#- The check for concurrent runs as one row: others (the runs of the table that have succeeded,
     comma-separated, of those that started at most a day before `run`: _succeeded_runs_sql), and
-    rows, bytes and sketch_bytes of run's own `succeeded` event. -#}
-{% macro _concurrent_runs_sql(table, run) %}
+    rows, bytes and sketch_bytes of run's own `succeeded` event; with_own, also the columns whose
+    most common values its rows cut (_own_numbers' truncated). -#}
+{% macro _concurrent_runs_sql(table, run, with_own=false) %}
   {%- set own = dbt_analyze._quote_literal(run.run_id) -%}
   {%- set measures = [] -%}
   {%- for name, column in [('rows', 'rows_scanned'), ('bytes', 'bytes_scanned'),
                            ('sketch_bytes', 'sketch_bytes')] -%}
     {%- do measures.append('coalesce(max(if(run_id = ' ~ own ~ ', ' ~ column ~ ', null)), 0) as ' ~ name) -%}
   {%- endfor -%}
+  {%- if with_own -%}
+    {%- do measures.append('(select truncated from (' ~ dbt_analyze._own_states_sql(table, run.run_id) ~ ')) as truncated') -%}
+  {%- endif -%}
   {{ return("select concat_ws(',', collect_list(run_id)) as others, " ~ measures | join(', ')
             ~ ' from ' ~ dbt_analyze._succeeded_runs_sql([table], run)) }}
 {% endmacro %}

@@ -26,6 +26,8 @@
                   + [('sketches', 'string'), ('sample_rows', 'bigint'), ('collected_at', 'timestamp')] -%}
   {%- set prefixed_state = [] -%}
   {%- for column, type in state -%}{%- do prefixed_state.append(('state_' ~ column, type)) -%}{%- endfor -%}
+  {#- statistics_history's top_values_truncated: the column's most common values stopped where its
+      top-k sketch stopped counting, and a larger sketch would list more (_grow_top_k). -#}
   {%- set tables = {
     'analyze_run_events': run + [('invocation_id', 'string'), ('table_schema', 'string'), ('table_name', 'string'),
         ('event', 'string'), ('event_at', 'timestamp'), ('request', 'string'),
@@ -42,7 +44,8 @@
         ('mean', 'double'), ('stddev', 'double'), ('quantiles', 'array<struct<quantile:double,value:string>>'),
         ('histogram',
          'array<struct<bin:int,lower_bound:string,upper_bound:string,row_count:double,distinct_count:bigint>>'),
-        ('top_values', 'array<struct<rank:int,value:string,frequency:bigint>>')] + prefixed_state,
+        ('top_values', 'array<struct<rank:int,value:string,frequency:bigint>>')] + prefixed_state
+        + [('top_values_truncated', 'boolean')],
     'partition_states': run + target + [('column_name', 'string'), ('data_type', 'string')] + state,
     'table_statistics_history': run + target + [('row_count', 'bigint'), ('size_bytes', 'bigint'),
         ('file_count', 'bigint'), ('partition_count', 'bigint'), ('partitions_analyzed', 'bigint'),
@@ -523,6 +526,14 @@
                                        ~ counts[1]
                                        ~ ' copied): left as it was, nothing lost; run again when no run is writing') }}
   {%- endif -%}
+  {#- What the tables' runs learned (_top_k_hints) goes with the rows. -#}
+  {%- set hints = [] -%}
+  {%- for row in run_query('show tblproperties ' ~ table) if row[0].startswith('dbt_analyze.top_k_tracked.') -%}
+    {%- do hints.append(dbt_analyze._quote_literal(row[0]) ~ ' = ' ~ dbt_analyze._quote_literal(row[1])) -%}
+  {%- endfor -%}
+  {%- if hints -%}
+    {%- do run_query('alter table ' ~ rebuilt ~ ' set tblproperties (' ~ hints | join(', ') ~ ')') -%}
+  {%- endif -%}
   {%- do run_query('drop table ' ~ table) -%}
   {%- do run_query('alter table ' ~ rebuilt ~ ' rename to ' ~ table) -%}
   {{ return(counts[0] | int) }}
@@ -552,7 +563,7 @@
 
 {#- Raised whenever a storage table gains a column or an option: older statistics schemas are upgraded in place. -#}
 {% macro _storage_version() %}
-  {{ return('6') }}
+  {{ return('7') }}
 {% endmacro %}
 
 {#- One row per run: started, finished, status (running | succeeded | failed) and its metrics;

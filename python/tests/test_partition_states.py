@@ -28,6 +28,7 @@ def test_states_of_several_tables_each_under_its_own():
     assert read["latest"] == ["r2", "r9", None]
     assert read["merged"] == ["basic", None, None]
     assert read["succeeded"] == [[], ["r1", "r9"], []]
+    assert read["top_k_tracked"] == [{"z": 2048}, {"x": 2048, "y": 2048}, {}]
 
 
 def test_counts_through_agate_are_decimals_and_compare_with_the_listing():
@@ -50,9 +51,11 @@ def test_every_reason_a_partition_is_scanned_again():
         "p=1": "stale", "p=2": "stale", "p=9": "dropped"}
     # a column the state lacks; another file
     assert partition_status(["p=2"], listing, states, {"x": "int", "y": "string"}, [], "basic")["p=2"] == "stale"
-    # a top-k sketch tracking fewer items than the run's, of a column asked for (not of another)
-    assert partition_status(["p=2"], listing, states, {"x": "int"}, [], "full", top_k_tracked=4096)["p=2"] == "stale"
-    assert partition_status(["p=2"], listing, states, {"x": "int"}, [], "full", top_k_tracked=2048)["p=2"] == "fresh"
-    assert partition_status(["p=2"], listing, states, {}, [], "full", top_k_tracked=4096)["p=2"] == "fresh"
+    # a top-k sketch tracking fewer items than the run gives its column, of a column asked for (not of another)
+    assert partition_status(["p=2"], listing, states, {"x": "int"}, [], "full", top_k_tracked={"x": 4096})["p=2"] == "stale"
+    assert partition_status(["p=2"], listing, states, {"x": "int"}, [], "full", top_k_tracked={"x": 2048})["p=2"] == "fresh"
+    assert partition_status(["p=2"], listing, states, {}, [], "full", top_k_tracked={"x": 4096})["p=2"] == "fresh"
+    assert partition_status(["p=2"], listing, states, {"x": "int"}, [], "full",
+                            top_k_tracked={"x": 2048, "z": 4096})["p=2"] == "fresh"
     listing["p=2"] = {"file_count": 3, "size_bytes": 30, "modified_at": "7"}
     assert partition_status(["p=2"], listing, states, {"x": "int"}, [], "basic")["p=2"] == "stale"

@@ -478,7 +478,7 @@ def dbt_analyze_read_states(adapter: Any, tables: list, rows: list) -> dict[str,
 
 def dbt_analyze_partition_status(adapter: Any, partitions: list, listing: dict, states: dict, types: dict,
                                  native_top_k: list, sketches: str = "basic",
-                                 top_k_tracked: int | None = None) -> dict[str, str]:
+                                 top_k_tracked: dict | None = None) -> dict[str, str]:
     from dbt_analyze.partition_states import partition_status
 
     return partition_status(partitions, listing, states, types, native_top_k, sketches, top_k_tracked)

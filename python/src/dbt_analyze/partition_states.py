@@ -21,11 +21,11 @@ far, comma-separated, in the run_id position.
 >>> read["states"][0]["p=1"]["fingerprint"], read["states"][0]["p=1"]["columns"], read["states"][1]
 ([1, 10, '5'], {'x': 'int'}, {})
 >>> read["latest"], read["merged"], read["succeeded"], read["top_k_tracked"]
-(['r2', None], ['full', None], [['r1', 'r2'], []], [2048, None])
+(['r2', None], ['full', None], [['r1', 'r2'], []], [{'x': 2048}, {}])
 >>> listing = {"p=1": {"file_count": 1, "size_bytes": 10, "modified_at": "5"}, "p=2": {"file_count": 1, "size_bytes": 3, "modified_at": "6"}}
 >>> partition_status(["p=1", "p=2"], listing, read["states"][0], {"x": "int"}, [], "full")
 {'p=1': 'fresh', 'p=2': 'new'}
->>> partition_status(["p=1"], listing, read["states"][0], {"x": "int"}, [], "full", top_k_tracked=8192)
+>>> partition_status(["p=1"], listing, read["states"][0], {"x": "int"}, [], "full", top_k_tracked={"x": 8192})
 {'p=1': 'stale'}
 """
 
@@ -44,14 +44,14 @@ def read_states(tables: Sequence[Sequence[str]], rows: Iterable[Sequence[Any]]) 
     top_k_tracked: {column: items its top-k sketch tracks}}};
     ``latest``, the run whose partition_runs map those states (or None); ``merged``, the sketches
     of the merged state that run's table rows carry (or None); ``succeeded``, the runs that have
-    succeeded (empty when the read did not ask); ``top_k_tracked``, the most items any of its
-    states' top-k sketches tracks (or None)."""
+    succeeded (empty when the read did not ask); ``top_k_tracked``, {column: the most items any of
+    its states' top-k sketches of that column tracks}."""
     position = {(schema, name): index for index, (schema, name) in enumerate(tables)}
     states: list[dict[str, dict]] = [{} for _ in tables]
     latest: list[str | None] = [None] * len(tables)
     merged: list[str | None] = [None] * len(tables)
     succeeded: list[list[str]] = [[] for _ in tables]
-    most_tracked: list[int | None] = [None] * len(tables)
+    most_tracked: list[dict[str, int]] = [{} for _ in tables]
     for row in rows:
         index = position[(row[0], row[1])]
         if row[2] is None:
@@ -72,20 +72,21 @@ def read_states(tables: Sequence[Sequence[str]], rows: Iterable[Sequence[Any]]) 
                 state["text_top_values"].append(row[3])
             if row[14] is not None:
                 state["top_k_tracked"][row[3]] = int(row[14])
-                most_tracked[index] = max(most_tracked[index] or 0, int(row[14]))
+                most_tracked[index][row[3]] = max(most_tracked[index].get(row[3], 0), int(row[14]))
     return {"states": states, "latest": latest, "merged": merged, "succeeded": succeeded, "top_k_tracked": most_tracked}
 
 
 def partition_status(partitions: Iterable[str], listing: dict[str, dict], states: dict[str, dict],
                      types: dict[str, str], native_top_k: Sequence[str], sketches: str = "basic",
-                     top_k_tracked: int | None = None) -> dict[str, str]:
+                     top_k_tracked: dict[str, int] | None = None) -> dict[str, str]:
     """{spec: fresh | stale | new | dropped} for every partition of the table (``partitions``), and
     for partitions that are gone but still counted in its current statistics (``states``). Fresh:
     the partition's files (``listing``: count, sizes, newest modification) are those its state was
     taken from, the state holds the sketches asked for and every column of ``types`` with its type
     today, no column of ``native_top_k`` (whose top-k sketch takes values as they are) has a
     sketch of text items, and no column of ``types`` has a top-k sketch tracking fewer items than
-    ``top_k_tracked`` (a merge counts a value for sure only as far as its smallest sketch does).
+    ``top_k_tracked`` gives it ({column: items}; a merge counts a value for sure only as far as its
+    smallest sketch does).
     A state without a fingerprint is new; a gone partition is dropped (once a
     run has merged the table without it, it is history, and the table is not stale for it again).
 
@@ -116,7 +117,8 @@ def partition_status(partitions: Iterable[str], listing: dict[str, dict], states
                  and (sketches == "basic" or state.get("sketches") == "full")
                  and state["columns"].items() >= wanted
                  and not native.intersection(state.get("text_top_values", []))
-                 and not (top_k_tracked and any(tracked.get(name, top_k_tracked) < top_k_tracked for name in types)))
+                 and not any(tracked.get(name, items) < items for name, items in (top_k_tracked or {}).items()
+                             if name in types))
         status[spec] = "fresh" if fresh else "stale"
     for spec in states:
         status.setdefault(spec, "dropped")
