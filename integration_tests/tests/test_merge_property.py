@@ -15,7 +15,7 @@ values = st.one_of(st.none(), st.integers(min_value=-10**6, max_value=10**6))
 texts = st.one_of(st.none(), st.text(alphabet="abcdé ✓'\"", max_size=12))
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     data=st.lists(st.tuples(values, texts, st.one_of(st.none(), st.booleans())), min_size=1, max_size=300),
     parts=st.integers(min_value=1, max_value=6),
