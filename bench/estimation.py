@@ -19,10 +19,10 @@ a at random; x <= c with c drawn from the rows.
 Estimates:
 - ours: the package's estimates (`dbt_analyze.selectivity`) from our equi-height histogram and
   most common values (column_top_values) after the table's second run (its first run's sketches
-  cut the lists of some columns, which track more items from then on): for ranges, those in the range by their counts and the
-  other rows from the bins with them taken out (linear within a bin); for equality, v's count if
-  it is listed, else the rest's rows over the rest's distinct values of the bins within 1% of the
-  rows around v;
+  cut the lists of some columns, which track more items from then on): for ranges, those in the
+  range by their counts and the other rows from the bins with them taken out (linear within a
+  bin); for equality, v's count if it is listed, else the rest's rows over the rest's distinct
+  values of the bins within 1% of the rows around v;
 - ours, hybrid: the same from the hybrid histogram (common values apart, bins over the rest);
 - ours in Spark's CBO: the CBO's Filter estimate (EXPLAIN COST) with our statistics published to
   Spark's catalog (`publish: true`): the same estimator as Spark's, our histograms;

@@ -167,7 +167,7 @@ def test_a_column_whose_most_common_values_ran_out_of_its_sketch_tracks_more_fro
                   from range(1, 1001) k join range(3000) r on r.id < 3000 div k.id""")
     sizes = '{"dbt_analyze_top_k_tracked": 64, "dbt_analyze_top_k_tracked_max": 1024}'
 
-    def run(*args):
+    def run():
         result = dbt("run-operation", "analyze_table", "--args", f"{{relation: {table}, columns: all}}", "--vars", sizes)
         assert result.success, result.error
         return result
