@@ -25,34 +25,45 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def thrift_port():
+    """A Thrift server from pyspark's jars. Its port is free when chosen, but another process (a
+    Spark of another worker) may take it before the server binds it: the server then exits, and
+    starts again on another port. It listens once its log says it started, not when something
+    answers on the port."""
     import pyspark
 
     shutil.rmtree(THRIFT_HOME, ignore_errors=True)
     THRIFT_HOME.mkdir(parents=True)
-    port = free_port()
     spark_home = Path(pyspark.__file__).parent
-    command = [
-        str(spark_home / "bin" / "spark-submit"), "--master", "local[2]",
-        "--class", "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
-        "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=4",
-        "--conf", f"spark.sql.warehouse.dir={THRIFT_HOME}/spark-warehouse",
-        "--conf", f"spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName={THRIFT_HOME}/metastore_db;create=true",
-        "--conf", f"spark.driver.extraJavaOptions=-Dderby.system.home={THRIFT_HOME}",
-        "--hiveconf", f"hive.server2.thrift.port={port}", "--hiveconf", "hive.server2.thrift.bind.host=127.0.0.1",
-        "spark-internal",
-    ]
-    log = open(THRIFT_HOME / "server.log", "w")
-    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "SPARK_HOME": str(spark_home)},
-                              start_new_session=True)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        assert server.poll() is None, (THRIFT_HOME / "server.log").read_text()[-3000:]
-        time.sleep(1)
+    for attempt in range(3):
+        port = free_port()
+        command = [
+            str(spark_home / "bin" / "spark-submit"), "--master", "local[2]",
+            "--class", "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
+            "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=4",
+            "--conf", f"spark.sql.warehouse.dir={THRIFT_HOME}/spark-warehouse",
+            "--conf", f"spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName={THRIFT_HOME}/metastore_db;create=true",
+            "--conf", f"spark.driver.extraJavaOptions=-Dderby.system.home={THRIFT_HOME}",
+            "--hiveconf", f"hive.server2.thrift.port={port}", "--hiveconf", "hive.server2.thrift.bind.host=127.0.0.1",
+            "spark-internal",
+        ]
+        log_path = THRIFT_HOME / f"server-{attempt}.log"
+        with open(log_path, "w") as log:
+            server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                      env={**os.environ, "SPARK_HOME": str(spark_home)}, start_new_session=True)
+        deadline = time.time() + 120
+        while time.time() < deadline and server.poll() is None and not any(
+                line in log_path.read_text() for line in ("HiveThriftServer2 started", "Address already in use")):
+            time.sleep(1)
+        text = log_path.read_text()
+        if server.poll() is None and "HiveThriftServer2 started" in text:
+            break
+        if server.poll() is None:
+            os.killpg(server.pid, 15)
+            server.wait(timeout=60)
+        if "Address already in use" not in text:
+            pytest.fail("the Thrift server did not start: " + text[-3000:])
     else:
-        pytest.fail("the Thrift server did not listen within 120 s")
+        pytest.fail("the Thrift server found no free port in 3 attempts")
     yield port
     os.killpg(server.pid, 15)
     server.wait(timeout=60)
