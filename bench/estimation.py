@@ -21,7 +21,7 @@ Estimates:
   most common values (column_top_values) after the table's second run (its first run's sketches
   cut the lists of some columns, which track more items from then on): for ranges, those in the
   range by their counts and the other rows from the bins with them taken out (linear within a
-  bin); for equality, v's count if it is listed, else the rest's rows over the rest's distinct
+  bin over the integers that are not listed); for equality, v's count if it is listed, else the rest's rows over the rest's distinct
   values of the bins within 1% of the rows around v;
 - ours, hybrid: the same from the hybrid histogram (common values apart, bins over the rest);
 - ours in Spark's CBO: the CBO's Filter estimate (EXPLAIN COST) with our statistics published to
@@ -99,10 +99,11 @@ def q_error(estimate: float, true: float) -> float:
 def ours_range(bins: list[tuple[float, float, float, int]], top: dict[float, int], low: Optional[float],
                high: Optional[float]) -> float:
     """The package's estimate (dbt_analyze.selectivity) of low <= x <= high (None: unbounded): top
-    values by their counts, the other rows from the histogram, linear within a bin."""
+    values by their counts, the other rows from the histogram, linear within a bin over the values
+    that are not top values (the columns are integers: value_step 1)."""
     total = sum(count for _, _, count, _ in bins)
     top_shares = [(value, count / total) for value, count in top.items()]
-    return rows_kept(total, histogram_range_share(as_histogram(bins), top_shares, low, high))
+    return rows_kept(total, histogram_range_share(as_histogram(bins), top_shares, low, high, step=1.0))
 
 
 def as_histogram(bins: list[tuple[float, float, float, int]]) -> list[dict]:

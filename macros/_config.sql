@@ -4,7 +4,7 @@
   {{ return({
     'dbt_analyze_schema': none,
     'dbt_analyze_hll_lg_k': 14,
-    'dbt_analyze_kll_k': 4000,
+    'dbt_analyze_kll_k': 16000,
     'dbt_analyze_top_k': 20,
     'dbt_analyze_histogram_bins': 254,
     'dbt_analyze_histogram': {'kind': 'equi_height'},

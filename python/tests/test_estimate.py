@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import datetime
 import math
 
 from dbt_analyze.estimate import EstimateError, RelationStats, estimate_models, estimate_query, estimate_rows
@@ -77,7 +78,8 @@ def test_equality_inside_a_histogram_bin_and_outside_the_range():
 
 def test_in_list_between_and_nulls():
     assert estimate("select id from shop.orders where status in ('new', 'paid')").row_count == pytest.approx(290)
-    assert estimate("select id from shop.orders where amount between 10 and 100").row_count == pytest.approx(400)
+    # the 400 rows of (10, 100] and 10.00's share of the first bin: one of its 1,001 cents, rounded up
+    assert estimate("select id from shop.orders where amount between 10 and 100").row_count == 401
     assert estimate("select id from shop.orders where amount is null").row_count == pytest.approx(200)
     assert estimate("select id from shop.orders where amount is not null").row_count == pytest.approx(800)
 
@@ -114,6 +116,30 @@ def test_a_range_counts_the_top_values_in_it_by_their_own_counts():
     assert rows("select n from shop.events where n <= 1") == pytest.approx(650)
     assert rows("select n from shop.events where n > 1") == pytest.approx(350)
     assert rows("select n from shop.events where n between 1 and 351") == pytest.approx(1000)
+
+
+def test_a_range_on_integers_and_dates_counts_its_values_not_the_distance_between_its_ends():
+    # 1,000 rows: the integers 1..100 ten times each, and a date a day for 100 days ten times each,
+    # in bins of 25 values; Spark's CBO interpolates the distance (9 of 25) where ten values are meant
+    days = [str(datetime.date(2024, 1, 1) + datetime.timedelta(days=n)) for n in (0, 25, 50, 75, 99)]
+    table = {"schema": "shop", "name": "ticks", "row_count": 1000,
+             "columns": [{"column_name": "n", "data_type": "int", "null_count": 0, "distinct_count": 100,
+                          "min_value": "1", "max_value": "100"},
+                         {"column_name": "d", "data_type": "date", "null_count": 0, "distinct_count": 100,
+                          "min_value": days[0], "max_value": days[-1]}],
+             "histograms": {"n": [{"lower_bound": str(low), "upper_bound": str(low + 25 - (low == 1)), "row_count": 250,
+                                   "distinct_count": 25} for low in (1, 25, 50, 75)],
+                            "d": [{"lower_bound": low, "upper_bound": high, "row_count": 250, "distinct_count": 25}
+                                  for low, high in zip(days, days[1:])]}}
+    inputs = {("shop", "ticks"): RelationStats.from_statistics("shop", "ticks", table)}
+
+    def rows(sql):
+        return estimate_query(sql, inputs, FunctionRules.load()).row_count
+
+    assert rows("select n from shop.ticks where n between 31 and 40") == 100
+    assert rows("select n from shop.ticks where n < 41") == 400 and rows("select n from shop.ticks where n > 90") == 100
+    assert rows("select n from shop.ticks where n <= 1") == 10
+    assert rows("select d from shop.ticks where d between date'2024-02-01' and date'2024-02-10'") == 100
 
 
 def test_range_without_histogram_uses_min_and_max():

@@ -91,3 +91,30 @@ def test_a_long_list_of_common_values_comes_out_of_the_bins_a_scan_of_every_bin_
                         lambda bins: lambda value: [i for i, bin_ in enumerate(bins) if bin_[0] <= value <= bin_[1]])
     assert rest_distribution(bins, common) == bisected
     assert any(low == high for low, high, _, _ in bins)  # heavy values have bins of their own here
+
+
+
+def test_ranges_where_heavy_values_sit_among_rare_ones_take_the_rest_from_what_the_bins_leave():
+    """Zipf(1.1) frequencies over 20,000 ranks scattered over 0..200,002 (#42's zipf_scattered, at a
+    tenth): about 700 common values hold three quarters of the rows, inside bins of rare values.
+    Ranges 5% and 50% wide against exact counts. Taking each common value's rows out of the bins
+    that hold it, each bin keeping a row per other value, left p95s of 1.025 and 1.005 here."""
+    from dbt_analyze.selectivity import histogram_range_share
+
+    rng = random.Random(4)
+    values = [int((1 - rng.random() * (1 - 20000 ** -0.1)) ** -10) * 7919 % 200_003 for _ in range(100_000)]
+    counts = Counter(values)
+    bins = equi_height(values, 254)
+    common = most_common_values([(float(v), float(n)) for v, n in counts.most_common(2_000)],
+                                len(values), len(counts), None)
+    assert 500 < len(common) and sum(n for _, n in common) > 0.7 * len(values)
+    ordered = sorted(values)
+    histogram = [{"lower": low, "upper": high, "row_count": rows, "distinct_count": ndv} for low, high, rows, ndv in bins]
+    shares = [(value, rows / len(values)) for value, rows in common]
+    for width, most in ((10_000, 1.012), (100_000, 1.002)):
+        q_errors = []
+        for low in range(0, 200_000 - width, 997):
+            true = bisect.bisect_right(ordered, low + width) - bisect.bisect_left(ordered, low)
+            estimate = histogram_range_share(histogram, shares, low, low + width, step=1.0) * len(values)
+            q_errors.append(max(estimate / true, true / estimate))
+        assert sorted(q_errors)[int(0.95 * len(q_errors))] < most, (width, sorted(q_errors)[-10:])

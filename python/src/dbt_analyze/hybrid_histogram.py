@@ -10,12 +10,13 @@ bin is no longer inflated by a heavy neighbour, which is what equality estimates
 >>> common
 [(1.0, 80)]
 >>> [(round(low, 2), round(high, 2), rows) for low, high, rows, _ in hybrid_histogram(bins, common, 2)]
-[(0.0, 6.71, 60.0), (6.71, 10.0, 60.0)]
+[(0.0, 7.4, 60.0), (7.4, 10.0, 60.0)]
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from itertools import accumulate
 from typing import Callable, Optional, Sequence
 
 Bin = tuple[float, float, float, float]  # lower, upper, rows, distinct values
@@ -77,18 +78,20 @@ def rest_distribution(
     """Where the rows that are not common values lie: the histogram's bounds, the rest's rows
     cumulated up to each bound, and each bin's distinct values less its common ones.
 
-    A common value's rows come out of the bins where they fall: first the bins of that value alone
-    (lower = upper), then what is left in equal parts from the bins that hold it, each keeping a
-    row per other distinct value. The rest is then scaled to its total (a bin's rows are nominal,
-    rows/bins). So a rare value in a bin with a heavy one does not get the heavy one's rows.
+    A bound is the value at a rank: the bins' rows up to it, less the common values' rows up to it,
+    are the rest's rows up to it. Where the bound is a common value, the cut falls somewhere among
+    that value's rows, which only bounds the rest up to it (between the bins' rows up to it less
+    the common rows up to and including it, and less those below it). There the rest between the
+    bounds around it is shared out by the bins' other distinct values, within those limits. So a
+    rare value in a bin with a heavy one does not get the heavy one's rows. A bin's rows are
+    nominal (rows/bins) and its bounds approximate quantiles; where the rest would fall, it is held
+    level.
 
     >>> rest_distribution([(0.0, 2.0, 50, 2), (2.0, 2.0, 50, 1), (2.0, 10.0, 50, 8)], [(2.0, 75)])
-    ([0.0, 2.0, 2.0, 10.0], [0.0, 37.5, 37.5, 75.0], [1, 0, 8])
+    ([0.0, 2.0, 2.0, 10.0], [0.0, 25.0, 25.0, 75.0], [1, 0, 8])
     >>> rest_distribution([(0.0, 10.0, 100, 10), (10.0, 20.0, 100, 10)], [(5.0, 80)])[1]  # 5's rows out of its bin
     [0.0, 20.0, 120.0]
     """
-    remaining = sum(bin_[2] for bin_ in bins) - sum(rows for _, rows in common)
-    rows = [float(bin_[2]) for bin_ in bins]
     around = _bins_around_value(bins)
     inside = [0] * len(bins)
     for value, _ in common:
@@ -97,28 +100,52 @@ def rest_distribution(
             if (value == lower if lower == upper else lower < value <= upper) or (index == 0 and value == lower < upper):
                 inside[index] += 1
     rest_distinct = [max((bin_[3] or 0) - taken_out, 0) for bin_, taken_out in zip(bins, inside)]
-    for value, count in common:
-        for index in [i for i in around(value) if bins[i][0] == bins[i][1] == value]:
-            taken = min(rows[index], count)
-            rows[index] -= taken
-            count -= taken
-        # the rest of its rows, in equal parts, from the bins that hold it (where it is a bound, the
-        # bins on both sides: where its rows fall around the cut is not known)
-        holding = [i for i in around(value) if bins[i][0] < bins[i][1]]
-        while count > 1e-9 and holding:
-            part = count / len(holding)
-            for index in holding:
-                taken = min(part, max(rows[index] - rest_distinct[index], 0.0))
-                rows[index] -= taken
-                count -= taken
-            holding = [i for i in holding if rows[i] - rest_distinct[i] > 1e-9]
-    rows = [left if others else 0.0 for left, others in zip(rows, rest_distinct)]  # a bin of common values only
-    scale = remaining / sum(rows) if sum(rows) > 0 and remaining > 0 else 0.0
-    points, rest = [bins[0][0]], [0.0]
-    for (_, upper, _, _), left in zip(bins, rows):
-        points.append(upper)
-        rest.append(rest[-1] + left * scale)
-    return points, rest, rest_distinct
+    points = [bins[0][0]] + [bin_[1] for bin_ in bins]
+    listed = sorted(common)
+    listed_values = [value for value, _ in listed]
+    listed_up_to = [0.0, *accumulate(rows for _, rows in listed)]
+    remaining = max(sum(bin_[2] for bin_ in bins) - listed_up_to[-1], 0.0)
+    # the rest up to each bound: (least, most); a bound that is not a common value is known
+    limits = [(0.0, 0.0)]
+    bins_up_to = 0.0
+    for bin_ in bins[:-1]:
+        bins_up_to += bin_[2]
+        below, through = bisect_left(listed_values, bin_[1]), bisect_right(listed_values, bin_[1])
+        limits.append((bins_up_to - listed_up_to[through], bins_up_to - listed_up_to[below]))
+    limits.append((remaining, remaining))
+    # the bounds at one common value cut its rows at several ranks: the rest up to it meets them all
+    for first, last in _runs(points, limits):
+        least = max(low for low, _ in limits[first:last + 1])
+        most = min(high for _, high in limits[first:last + 1])
+        limits[first:last + 1] = [(least, most) if least <= most else ((least + most) / 2,) * 2] * (last - first + 1)
+    limits = [(min(max(low, 0.0), remaining), min(max(high, 0.0), remaining)) for low, high in limits]
+    known = [index for index, (low, high) in enumerate(limits) if low == high]
+    rest = [limits[index][0] for index in range(len(points))]
+    for start, stop in zip(known, known[1:]):
+        weights = [float(rest_distinct[k]) for k in range(start, stop)]
+        if not sum(weights):
+            weights = [1.0 if bins[k][0] < bins[k][1] else 0.0 for k in range(start, stop)]
+        if not sum(weights):
+            weights = [1.0] * (stop - start)
+        for k, weight in zip(range(start, stop - 1), weights):
+            shared = rest[k] + (rest[stop] - rest[start]) * weight / sum(weights)
+            rest[k + 1] = min(max(shared, limits[k + 1][0]), limits[k + 1][1])
+    from_left = list(accumulate(rest, max))
+    from_right = list(accumulate(reversed(rest), min))[::-1]
+    return points, [(a + b) / 2 for a, b in zip(from_left, from_right)], rest_distinct
+
+
+def _runs(points: Sequence[float], limits: Sequence[tuple[float, float]]) -> list[tuple[int, int]]:
+    """(first, last) index of each run of equal bounds that only limit the rest (common values)."""
+    runs: list[tuple[int, int]] = []
+    for index, (low, high) in enumerate(limits):
+        if low == high:
+            continue
+        if runs and runs[-1][1] == index - 1 and points[index] == points[runs[-1][0]]:
+            runs[-1] = (runs[-1][0], index)
+        else:
+            runs.append((index, index))
+    return runs
 
 
 def _bins_around_value(bins: Sequence[Bin]) -> Callable[[float], Sequence[int]]:
@@ -136,13 +163,19 @@ def _bins_around_value(bins: Sequence[Bin]) -> Callable[[float], Sequence[int]]:
     return lambda value: [i for i, (lower, upper) in enumerate(zip(lowers, uppers)) if lower <= value <= upper]
 
 
-def rest_rows_up_to(points: list[float], rest: list[float], x: float, inclusive: bool = True) -> float:
+def rest_rows_up_to(points: list[float], rest: list[float], x: float, inclusive: bool = True,
+                    listed: Sequence[float] = (), step: float = 0.0) -> float:
     """The rest's rows at or below ``x`` (strictly below when not ``inclusive``: a bin of the
-    single value x then does not count), linear between bounds.
+    single value x then does not count), linear between bounds. With ``step`` (the distance between
+    neighbouring values, :func:`spark_types.value_step`) and the common values ``listed`` in order,
+    linear over the values a bin can hold that are not listed: each value v stands for
+    (v - step, v], and a common value's interval holds none of the rest.
 
     >>> points, rest = [0.0, 2.0, 2.0, 10.0], [0.0, 25.0, 25.0, 75.0]
     >>> rest_rows_up_to(points, rest, 6.0), rest_rows_up_to(points, rest, 10.0), rest_rows_up_to(points, rest, -1.0)
     (50.0, 75.0, 0.0)
+    >>> rest_rows_up_to(points, rest, 6.0, listed=[3.0, 4.0, 5.0, 6.0], step=1.0)  # 3..6 listed: no rest in (2, 6]
+    25.0
     """
     i = (bisect_right(points, x) if inclusive else bisect_left(points, x)) - 1
     if i < 0:
@@ -150,7 +183,15 @@ def rest_rows_up_to(points: list[float], rest: list[float], x: float, inclusive:
     if i >= len(points) - 1:
         return rest[-1]
     low, high = points[i], points[i + 1]
-    return rest[i] + (rest[i + 1] - rest[i]) * ((x - low) / (high - low) if high > low else 1.0)
+    if high <= low:
+        return rest[i + 1]
+    share = (x - low) / (high - low)
+    if step and listed:
+        def free(end: float) -> float:  # (low, end] less the listed values' intervals in it
+            return end - low - step * (bisect_right(listed, end) - bisect_right(listed, low))
+        if free(high) > 0:
+            share = min(max(free(x) / free(high), 0.0), 1.0)
+    return rest[i] + (rest[i + 1] - rest[i]) * share
 
 
 def hybrid_rows(tables: list[dict], columns: list[dict], histograms: list[dict], top_values: list[dict],

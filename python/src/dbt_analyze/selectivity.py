@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 from dbt_analyze.column_stats import ColumnStats, as_number, collation, collation_key, lowest_accuracy, parse_value
 from dbt_analyze.hybrid_histogram import rest_distribution, rest_rows_up_to
+from dbt_analyze.spark_types import value_step
 
 
 def equality_share(stats: ColumnStats, value: Any) -> Optional[tuple[float, str]]:
@@ -59,7 +60,8 @@ def range_share(column, stats: ColumnStats, low: Any, high: Any, include_low: bo
     narrowed_min = stats.min if low is None or (stats.min is not None and stats.min > low) else low
     narrowed_max = stats.max if high is None or (stats.max is not None and stats.max < high) else high
     if stats.histogram:
-        share = histogram_range_share(stats.histogram, _numeric_top_values(stats), lo, hi, include_low, include_high)
+        share = histogram_range_share(stats.histogram, _numeric_top_values(stats), lo, hi, include_low, include_high,
+                                      value_step(stats.data_type))
         distinct, level = 0.0, "high"
         for bin_ in stats.histogram:
             distinct += (bin_["distinct_count"] or 0) * _overlap(bin_["lower"], bin_["upper"], lo, hi)
@@ -79,7 +81,7 @@ def range_share(column, stats: ColumnStats, low: Any, high: Any, include_low: bo
 
 # How far around a value an equality estimate looks, as a share of the rows (3 bins each side of
 # 254). A bin's distinct count is itself an estimate (from the column's NDV and a quantile grid),
-# and its bounds are KLL quantiles (k 4000: within 0.1% of the rows); the mean over the bins
+# and its bounds are KLL quantiles (k 16000: within 0.02% of the rows); the mean over the bins
 # around the value evens out both (BENCHMARKS.md, "Design measurements").
 EQUALITY_WINDOW = 0.01
 
@@ -125,7 +127,8 @@ def histogram_equality_share(histogram: list[dict], number: float,
 
 
 def histogram_range_share(histogram: list[dict], top_values: list[tuple[float, float]], low: Optional[float],
-                          high: Optional[float], include_low: bool = True, include_high: bool = True) -> float:
+                          high: Optional[float], include_low: bool = True, include_high: bool = True,
+                          step: float = 0.0) -> float:
     """The share of a histogram's rows between ``low`` and ``high`` (None: unbounded): the top
     values (value, share of the rows) in the range by their own counts, the other rows from the
     histogram with the top values taken out of their bins, linear within a bin.
@@ -133,24 +136,37 @@ def histogram_range_share(histogram: list[dict], top_values: list[tuple[float, f
     A heavy value fills its bins: without its count, a bound just above it would get a share of
     the next bin's rows spread evenly over that bin's values.
 
+    ``step``: the distance between neighbouring values of the column's type (``value_step``; 0 for
+    floating point). Each value v then stands for (v - step, v]: ``x between 1 and 10`` on integers
+    holds ten values, not the nine units from 1 to 10.
+
     >>> bins = [{"lower": 0, "upper": 1, "row_count": 50, "distinct_count": 2},
     ...         {"lower": 1, "upper": 1, "row_count": 50, "distinct_count": 1},
     ...         {"lower": 1, "upper": 9, "row_count": 50, "distinct_count": 8}]
-    >>> round(histogram_range_share(bins, [(1, 0.6)], None, 1) * 150, 1)  # x <= 1: the 90 rows of 1, 30 of 0
-    120.0
+    >>> round(histogram_range_share(bins, [(1, 0.6)], None, 1) * 150, 1)  # x <= 1: 90 rows of 1, 10 (the least) of 0
+    100.0
+    >>> bins = [{"lower": 1, "upper": 100, "row_count": 100, "distinct_count": 100}]
+    >>> [round(histogram_range_share(bins, [], 1, 10, step=step) * 100, 1) for step in (0.0, 1.0)]
+    [9.1, 10.0]
     """
     total = sum(bin_["row_count"] for bin_ in histogram)
     if not total:
         return 0.0
     common = [(value, share * total) for value, share in top_values]
-    points, rest, _ = rest_distribution([(bin_["lower"], bin_["upper"], bin_["row_count"], bin_["distinct_count"] or 0)
-                                         for bin_ in histogram], common)
-    up_to_low = rest_rows_up_to(points, rest, low, inclusive=not include_low) if low is not None else 0.0
-    up_to_high = rest_rows_up_to(points, rest, high, inclusive=include_high) if high is not None else rest[-1]
-    listed = sum(rows for value, rows in common
-                 if (low is None or value > low or (include_low and value == low))
-                 and (high is None or value < high or (include_high and value == high)))
-    return (max(up_to_high - up_to_low, 0.0) + listed) / total
+    bins = [(bin_["lower"], bin_["upper"], bin_["row_count"], bin_["distinct_count"] or 0) for bin_ in histogram]
+    if step:  # the first bin holds its lower bound's value too
+        bins[0] = (bins[0][0] - step, *bins[0][1:])
+        low = None if low is None else low - step if include_low else low
+        high = None if high is None else high if include_high else high - step
+        include_low, include_high = False, True
+    points, rest, _ = rest_distribution(bins, common)
+    listed = sorted(value for value, _ in common)
+    up_to_low = rest_rows_up_to(points, rest, low, not include_low, listed, step) if low is not None else 0.0
+    up_to_high = rest_rows_up_to(points, rest, high, include_high, listed, step) if high is not None else rest[-1]
+    in_range = sum(rows for value, rows in common
+                   if (low is None or value > low or (include_low and value == low))
+                   and (high is None or value < high or (include_high and value == high)))
+    return (max(up_to_high - up_to_low, 0.0) + in_range) / total
 
 
 def _overlap(bin_low: float, bin_high: float, low: Optional[float], high: Optional[float]) -> float:

@@ -98,3 +98,21 @@ def fixed_width(data_type: Optional[str]) -> Optional[int]:
     (8, 8, None)
     """
     return None if base_type(data_type) in VARIABLE_WIDTH else default_size(data_type)
+
+
+def value_step(data_type: Optional[str]) -> float:
+    """The distance between neighbouring values of a type on :func:`column_stats.as_number`'s line
+    (integers and dates 1, a decimal 10^-scale, timestamps a microsecond); 0 for floating point and
+    the rest. A range's estimate counts a value v as the interval (v - step, v].
+
+    >>> value_step("int"), value_step("date"), value_step("decimal(10,2)"), value_step("double")
+    (1.0, 1.0, 0.01, 0.0)
+    """
+    kind = category(data_type)
+    if kind in ("integral", "date"):
+        return 1.0
+    if kind == "decimal":
+        return 10.0 ** -decimal_precision(data_type or "")[1]
+    if kind in ("timestamp", "timestamp_ntz"):
+        return 1e-6
+    return 0.0
