@@ -127,9 +127,9 @@ def rest_distribution(
             weights = [1.0 if bins[k][0] < bins[k][1] else 0.0 for k in range(start, stop)]
         if not sum(weights):
             weights = [1.0] * (stop - start)
+        per_weight = (rest[stop] - rest[start]) / sum(weights)
         for k, weight in zip(range(start, stop - 1), weights):
-            shared = rest[k] + (rest[stop] - rest[start]) * weight / sum(weights)
-            rest[k + 1] = min(max(shared, limits[k + 1][0]), limits[k + 1][1])
+            rest[k + 1] = min(max(rest[k] + per_weight * weight, limits[k + 1][0]), limits[k + 1][1])
     from_left = list(accumulate(rest, max))
     from_right = list(accumulate(reversed(rest), min))[::-1]
     return points, [(a + b) / 2 for a, b in zip(from_left, from_right)], rest_distinct
