@@ -1,4 +1,4 @@
-"""Spark's floor under a statistics run (issue #40), with pyspark alone: no dbt, no dbt_analyze.
+"""Spark's floor under a statistics run (issues #40 and #41), with pyspark alone: no dbt, no dbt_analyze.
 
     make bench-floor
 
@@ -10,12 +10,17 @@ at least these statements, whatever its design:
 - read: the stored state, before the scan (what changed since, what to skip), at the least a
   SELECT of one row of a small parquet table;
 - scan + write: one aggregate of every column INSERTed into a parquet table in the same
-  statement. `basic`: count, min and max (not of strings), lengths of strings, sum and variance
-  of numbers, an HLL sketch; `full` adds string min/max, a KLL and a top-k sketch.
+  statement. `basic`: Spark's own statistic set (count, nulls, min and max but not of strings,
+  string lengths) with a mergeable HLL sketch in place of Spark's HLL++; `full` adds mean and
+  variance, string min/max, a KLL and a top-k sketch, at the sizes a run uses (KLL k, top-k items).
 Their sum, the least run, is timed beside Spark's own ANALYZE ... FOR ALL COLUMNS of the same
-table, which writes to the metastore and nothing else. Hive metastore (Derby) as dbt's session
-has it; one warm session; medians of interleaved rounds after warm-up rounds. Tables: the
-benchmark's mixed 8-column shape at 1,000 and 2,000,000 rows, and bench/cost_project's orders model.
+table (with histograms too, for `full`), which writes to the metastore and nothing else.
+The sketches alone (every column's HLL, KLL and top-k, nothing else) are the floor of any scan
+that keeps them. And #40's incremental figure at the floor: the least run after one new partition
+of 31 against the least full run of the same table (measure_incremental). Hive metastore (Derby)
+as dbt's session has it; one warm session; medians of interleaved rounds after warm-up rounds.
+Tables: the benchmark's mixed 8-column shape at 1,000 and 2,000,000 rows and in 31 partitions of
+100,000 rows, and bench/cost_project's orders model.
 """
 
 from __future__ import annotations
@@ -39,43 +44,86 @@ MODEL = {  # bench/cost_project's orders model
 }
 
 
-def sketch_input(column: str, data_type: str) -> tuple[str, str, str | None]:
-    """The column as the sketches take it: (HLL input, top-k input, KLL aggregate or None)."""
+KLL_K, TOP_K_ITEMS, HLL_LG_K = 16000, 2048, 14  # a run's defaults (macros/_config.sql)
+
+
+def sketch_input(column: str, data_type: str) -> tuple[str, str | None, str | None]:
+    """The column as a run's sketches take it: (HLL input, top-k input or None, KLL input or None)."""
     if data_type in ("bigint", "int"):
-        return f"cast({column} as bigint)", column, f"kll_sketch_agg_bigint(cast({column} as bigint))"
+        return f"cast({column} as bigint)", column, f"cast({column} as double)"
     if data_type == "double" or data_type.startswith("decimal"):
-        return f"xxhash64({column})", column, f"kll_sketch_agg_double(cast({column} as double))"
+        return f"xxhash64({column})", column, f"cast({column} as double)"
     if data_type == "date":
-        return f"cast(unix_date({column}) as bigint)", column, f"kll_sketch_agg_bigint(cast(unix_date({column}) as bigint))"
+        return f"cast(unix_date({column}) as bigint)", column, f"cast(unix_date({column}) as double)"
     if data_type == "timestamp":
-        return f"unix_micros({column})", column, f"kll_sketch_agg_bigint(unix_micros({column}))"
-    if data_type == "boolean":
-        return f"cast({column} as int)", f"cast({column} as int)", None
+        return f"unix_micros({column})", column, f"cast(unix_micros({column}) as double)"
+    if data_type == "boolean":  # its top values are its true/false counts
+        return f"cast({column} as int)", None, None
     return column, column, None
 
 
-def aggregate_sql(spark, table: str, sketches: str) -> str:
-    """The one aggregate a run needs of `table`: exact aggregates and sketches of every column."""
-    measures = ["count(1)"]
-    for field in spark.table(table).schema.fields:
+def sketch_measures(column: str, data_type: str, kinds: tuple[str, ...]) -> list[str]:
+    hll_item, top_item, kll_item = sketch_input(column, data_type)
+    measures = [f"hll_sketch_agg({hll_item}, {HLL_LG_K})"] if "hll" in kinds else []
+    if "kll" in kinds and kll_item:
+        measures.append(f"kll_sketch_agg_double({kll_item}, {KLL_K})")
+    if "top_k" in kinds and top_item:
+        measures.append(f"approx_top_k_accumulate({top_item}, {TOP_K_ITEMS})")
+    return measures
+
+
+def measures(fields, sketches: str) -> list[str]:
+    """The aggregates a run needs of a table's `fields`: exact aggregates and sketches of every column."""
+    result = ["count(1)"]
+    for field in fields:
         column, data_type = f"`{field.name}`", field.dataType.simpleString()
-        hll_item, top_item, kll = sketch_input(column, data_type)
-        measures += [f"count({column})", f"hll_sketch_agg({hll_item}, 14)"]
-        if data_type != "string" or sketches == "full":  # basic: Spark's statistic set, no string min/max
-            measures += [f"cast(min({column}) as string)", f"cast(max({column}) as string)"]
+        result.append(f"count({column})")
+        if data_type != "string" or sketches == "full":
+            result += [f"min({column})", f"max({column})"]
         if data_type == "string":
-            measures += [f"sum(length({column}))", f"max(length({column}))"]
-        if data_type in ("bigint", "int", "double") or data_type.startswith("decimal"):
-            measures += [f"sum(cast({column} as double))", f"var_pop(cast({column} as double))"]
-        if sketches == "full":
-            measures += [f"approx_top_k_accumulate({top_item}, 256)"] + ([kll] if kll else [])
+            result += [f"sum(length({column}))", f"max(length({column}))"]
+        if sketches == "full" and (data_type in ("bigint", "int", "double") or data_type.startswith("decimal")):
+            result += [f"sum(cast({column} as double))", f"var_pop(cast({column} as double))"]
+        result += sketch_measures(column, data_type, ("hll", "kll", "top_k") if sketches == "full" else ("hll",))
+    return result
+
+
+def aggregate_sql(spark, table: str, sketches: str) -> str:
+    """The one aggregate a run needs of `table`."""
+    return ("select " + ", ".join(f"{m} as m{i}" for i, m in enumerate(measures(spark.table(table).schema.fields, sketches)))
+            + f" from {table}")
+
+
+def sketches_sql(spark, table: str, kinds: tuple[str, ...]) -> str:
+    """Every column's sketches of `kinds` and nothing else."""
+    measures = [m for field in spark.table(table).schema.fields
+                for m in sketch_measures(f"`{field.name}`", field.dataType.simpleString(), kinds)]
     return "select " + ", ".join(f"{m} as m{i}" for i, m in enumerate(measures)) + f" from {table}"
 
 
-def timed(spark, sql: str) -> float:
+def analyze_with_histograms(spark, table: str) -> None:
+    spark.conf.set("spark.sql.statistics.histogram.enabled", "true")
+    try:
+        spark.sql(f"analyze table {table} compute statistics for all columns").collect()
+    finally:
+        spark.conf.set("spark.sql.statistics.histogram.enabled", "false")
+
+
+def timed(spark, sql) -> float:
     started = time.perf_counter()
-    spark.sql(sql).collect()
+    sql() if callable(sql) else spark.sql(sql).collect()
     return time.perf_counter() - started
+
+
+def medians(spark, steps: dict, rounds: int, warmup: int) -> dict[str, float]:
+    """Each step's median time over `rounds` interleaved rounds, after `warmup` rounds."""
+    seconds = {step: [] for step in steps}
+    for round_ in range(warmup + rounds):
+        for step, sql in steps.items():
+            took = timed(spark, sql)
+            if round_ >= warmup:
+                seconds[step].append(took)
+    return {step: statistics.median(runs) for step, runs in seconds.items()}
 
 
 def measure(spark, name: str, columns: dict[str, str], rows: int, sketches: str, rounds: int, warmup: int) -> dict:
@@ -94,16 +142,58 @@ def measure(spark, name: str, columns: dict[str, str], rows: int, sketches: str,
         "describe": f"describe table extended {table}",
         "write": f"insert into {table}_one values ('run', 1)",
         "read": f"select * from {table}_one where run_id = 'run' limit 1",
+        "hll_alone": sketches_sql(spark, table, ("hll",)),
     }
-    seconds = {step: [] for step in steps}
-    for round_ in range(warmup + rounds):
-        for step, sql in steps.items():
-            took = timed(spark, sql)
-            if round_ >= warmup:
-                seconds[step].append(took)
-    result = {step: statistics.median(runs) for step, runs in seconds.items()}
+    if sketches == "full":
+        steps["spark_analyze_histograms"] = lambda: analyze_with_histograms(spark, table)
+        steps["sketches_alone"] = sketches_sql(spark, table, ("hll", "kll", "top_k"))
+    result = medians(spark, steps, rounds, warmup)
     result["least_run"] = result["describe"] + result["write"] + result["read"] + result["scan_and_write"]
     result.update({"rows": rows, "columns": len(columns), "sketches": sketches})
+    return result
+
+
+MERGES = {"count": "sum", "min": "min", "max": "max", "sum": "sum", "var_pop": "sum", "hll_sketch_agg": "hll_union_agg",
+          "kll_sketch_agg_double": "kll_merge_agg_double", "approx_top_k_accumulate": "approx_top_k_combine"}
+
+
+def measure_incremental(spark, partitions: int, rows: int, rounds: int, warmup: int) -> dict:
+    """#40's incremental figure at the floor: the least run after one new partition of `partitions`
+    (`rows` each), against the least full run of the same table. Full: every partition's state and
+    the table's merged from them, in one INSERT (grouping sets). Incremental: the new partition's
+    state and the table's, merged from it and the stored table state (one row), in one INSERT.
+    The floor's merges are plain (no pooled variance, no typed extremes)."""
+    table = "floor.parts"
+    spark.sql(f"drop table if exists {table}")
+    spark.sql(f"create table {table} using parquet partitioned by (part) as select "
+              f"{', '.join(f'{e} as {c}' for c, e in MIXED.items())}, cast(id div {rows} as int) as part "
+              f"from range({rows * partitions})")
+    fields = [f for f in spark.table(table).schema.fields if f.name != "part"]
+    state = measures(fields, "full")
+    merged = ", ".join(f"{MERGES[m.split('(')[0]]}(m{i}) as m{i}" for i, m in enumerate(state))
+    state_sql = ", ".join(f"{m} as m{i}" for i, m in enumerate(state))
+
+    def merge_sql(where: str, stored: str) -> str:
+        return (f"select part, {merged} from (select part, {state_sql} from {table} {where} group by part {stored}) "
+                f"group by grouping sets ((part), ())")
+    for name in ("parts_sink", "parts_merged"):
+        spark.sql(f"drop table if exists floor.{name}")
+    spark.sql(f"create table floor.parts_sink using parquet as {merge_sql('where false', '')}")
+    spark.sql(f"create table floor.parts_merged using parquet as select * from ({merge_sql('', '')}) where part is null")
+    spark.sql("drop table if exists floor.parts_one")
+    spark.sql("create table floor.parts_one (run_id string, rows bigint) using parquet")
+    steps = {
+        "full": f"insert into floor.parts_sink {merge_sql('', '')}",
+        "incremental": f"insert into floor.parts_sink {merge_sql(f'where part = {partitions - 1}', 'union all select * from floor.parts_merged')}",
+        "new_partition_aggregate": f"select part, {state_sql} from {table} where part = {partitions - 1} group by part",
+        "describe": f"describe table extended {table}",
+        "write": "insert into floor.parts_one values ('run', 1)",
+        "read": "select * from floor.parts_one where run_id = 'run' limit 1",
+    }
+    result = medians(spark, steps, rounds, warmup)
+    fixed = result["describe"] + result["write"] + result["read"]
+    result.update({"least_full_run": fixed + result["full"], "least_incremental_run": fixed + result["incremental"],
+                   "partitions": partitions, "rows": rows})
     return result
 
 
@@ -112,6 +202,8 @@ def measure_all(spark, options) -> dict:
         "model, full": measure(spark, "model", MODEL, 2000, "full", options.rounds, options.warmup),
         "small, full": measure(spark, "small", MIXED, 1000, "full", options.rounds, options.warmup),
         "mixed 2M, basic": measure(spark, "mixed", MIXED, 2_000_000, "basic", options.rounds, options.warmup),
+        "mixed 2M, full": measure(spark, "mixed_full", MIXED, 2_000_000, "full", options.rounds, options.warmup),
+        "incremental": measure_incremental(spark, 31, 100_000, options.rounds, options.warmup),
     }
 
 
@@ -124,7 +216,7 @@ def main() -> None:
     from pyspark.sql import SparkSession
 
     home = Path(tempfile.mkdtemp(prefix="spark_floor_"))
-    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "4").config("spark.sql.session.timeZone", "UTC")
              .config("spark.driver.memory", "4g").config("spark.sql.warehouse.dir", str(home / "warehouse"))
              .config("spark.hadoop.javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={home}/metastore_db;create=true")
@@ -139,11 +231,30 @@ def main() -> None:
         shutil.rmtree(home, ignore_errors=True)
     options.out.mkdir(parents=True, exist_ok=True)
     (options.out / "spark_floor.json").write_text(json.dumps(report, indent=1))
-    print("| table | Spark's ANALYZE | scan | scan + write | describe | write | read | least run | least run / ANALYZE |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| table | Spark's ANALYZE | scan | scan + write | describe | write | read | least run | least run / ANALYZE | HLL alone |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in report.items():
+        if "spark_analyze" not in r:
+            continue
         print(f"| {name} ({r['rows']:,} rows x {r['columns']}) | {r['spark_analyze']:.3f} | {r['scan']:.3f} | {r['scan_and_write']:.3f} "
-              f"| {r['describe']:.3f} | {r['write']:.3f} | {r['read']:.3f} | {r['least_run']:.3f} | {r['least_run'] / r['spark_analyze']:.2f}x |")
+              f"| {r['describe']:.3f} | {r['write']:.3f} | {r['read']:.3f} | {r['least_run']:.3f} "
+              f"| {r['least_run'] / r['spark_analyze']:.2f}x | {r['hll_alone']:.3f} |")
+    print()
+    print("| table | Spark's ANALYZE with histograms | the sketches alone | / it | least run | / it |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, r in report.items():
+        if "spark_analyze_histograms" in r:
+            with_histograms = r["spark_analyze_histograms"]
+            print(f"| {name} | {with_histograms:.3f} | {r['sketches_alone']:.3f} | {r['sketches_alone'] / with_histograms:.2f}x "
+                  f"| {r['least_run']:.3f} | {r['least_run'] / with_histograms:.2f}x |")
+    r = report["incremental"]
+    print()
+    print("| table | least full run | least run after one new partition | / full | its INSERT | the new partition's aggregate alone | describe + write + read |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    print(f"| {r['partitions']} partitions of {r['rows']:,} rows | {r['least_full_run']:.3f} | {r['least_incremental_run']:.3f} "
+          f"| {r['least_incremental_run'] / r['least_full_run']:.3f}x | {r['incremental']:.3f} | {r['new_partition_aggregate']:.3f} "
+          f"| {r['describe'] + r['write'] + r['read']:.3f} |")
+
 
 if __name__ == "__main__":
     main()
