@@ -96,9 +96,9 @@ def aggregate_sql(spark, table: str, sketches: str) -> str:
 
 def sketches_sql(spark, table: str, kinds: tuple[str, ...]) -> str:
     """Every column's sketches of `kinds` and nothing else."""
-    measures = [m for field in spark.table(table).schema.fields
+    sketches = [m for field in spark.table(table).schema.fields
                 for m in sketch_measures(f"`{field.name}`", field.dataType.simpleString(), kinds)]
-    return "select " + ", ".join(f"{m} as m{i}" for i, m in enumerate(measures)) + f" from {table}"
+    return "select " + ", ".join(f"{m} as m{i}" for i, m in enumerate(sketches)) + f" from {table}"
 
 
 def analyze_with_histograms(spark, table: str) -> None:
@@ -161,8 +161,9 @@ def measure_incremental(spark, partitions: int, rows: int, rounds: int, warmup: 
     """#40's incremental figure at the floor: the least run after one new partition of `partitions`
     (`rows` each), against the least full run of the same table. Full: every partition's state and
     the table's merged from them, in one INSERT (grouping sets). Incremental: the new partition's
-    state and the table's, merged from it and the stored table state (one row), in one INSERT.
-    The floor's merges are plain (no pooled variance, no typed extremes)."""
+    state and the table's, merged from it and the stored table state (one row), in one INSERT;
+    the last partition stands for the new one, so every round sends the same statements. The
+    floor's merges are plain (no pooled variance, no typed extremes)."""
     table = "floor.parts"
     spark.sql(f"drop table if exists {table}")
     spark.sql(f"create table {table} using parquet partitioned by (part) as select "
