@@ -13,7 +13,9 @@ with, inside one dbt process (bench_interleaved, integration_tests/macros/bench_
 - project: `dbt build` of a dozen small table models (bench/cost_project) with no post-hook, with
   Spark's ANALYZE as the post-hook, with analyze() and with analyze(sketches='basic'), builds
   interleaved; what each hook adds is its build's median less the median build without a hook.
-Medians of the rounds; the statements each run sent (analyze_runs.statements) beside them.
+Medians of the rounds; the statements each run sent (analyze_runs.statements) beside them. Each
+figure but the project's also times Spark's floor under a run in the same rounds: the least
+statements any run must send (bench/spark_floor.py), sent through dbt as a run sends its own.
 Results: bench/out/run_cost.json and the section of BENCHMARKS.md between its markers.
 """
 
@@ -32,6 +34,7 @@ sys.path.insert(0, str(ROOT / "integration_tests" / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import datasets  # noqa: E402
+import spark_floor  # noqa: E402
 from datasets import MIXED  # noqa: E402
 from conftest import run_dbt  # noqa: E402
 
@@ -112,6 +115,13 @@ def statement_profile(relation: str, before: str | None = None, **options) -> di
             "statements": [{"statement": e["statement"], "seconds": e["end"] - e["start"]} for e in statements]}
 
 
+def floor(spark, relation: str, sketches: str) -> dict:
+    """The step of Spark's floor under a run of `relation` (spark_floor.least_run_statements). Its
+    scan leaves the table's file list in the session, which Spark's ANALYZE drops: a round's steps
+    put it before that ANALYZE, so that the next round's run finds no list to refresh as before."""
+    return {"name": "floor", "sqls": list(spark_floor.least_run_statements(spark, relation, sketches).values())}
+
+
 def ours(relation: str, **options) -> dict:
     return {"relation": relation, "columns": "all", **options}
 
@@ -158,17 +168,17 @@ def measure(spark, scale: float, rounds: int) -> dict:
 
     step("small table")
     small = datasets.create(spark, "cost_small", MIXED, 1000)
-    report["small"] = interleaved([{"name": "ours", "analyze": ours(small, full=True)},
+    report["small"] = interleaved([{"name": "ours", "analyze": ours(small, full=True)}, floor(spark, small, "full"),
                                    {"name": "spark", "sql": SPARK_ANALYZE.format(small)}], rounds + 2, warmup=2)
     report["small_profile"] = statement_profile(small, full=True)
 
     step("mixed table, basic and full")
     mixed = datasets.create(spark, "cost_mixed", MIXED, int(2_000_000 * scale))
-    report["basic"] = interleaved([{"name": "ours", "analyze": ours(mixed, full=True, sketches="basic")},
+    report["basic"] = interleaved([{"name": "ours", "analyze": ours(mixed, full=True, sketches="basic")}, floor(spark, mixed, "basic"),
                                    {"name": "spark", "sql": SPARK_ANALYZE.format(mixed)}], rounds)
     spark.conf.set("spark.sql.statistics.histogram.enabled", "true")  # the session dbt shares
     try:
-        report["full"] = interleaved([{"name": "ours", "analyze": ours(mixed, full=True)},
+        report["full"] = interleaved([{"name": "ours", "analyze": ours(mixed, full=True)}, floor(spark, mixed, "full"),
                                       {"name": "spark", "sql": SPARK_ANALYZE.format(mixed)}], rounds)
     finally:
         spark.conf.set("spark.sql.statistics.histogram.enabled", "false")
@@ -177,8 +187,11 @@ def measure(spark, scale: float, rounds: int) -> dict:
     per_partition = int(100_000 * scale)
     parts = datasets.create(spark, "cost_parts", MIXED, per_partition * 31, partitions=31)
     select = ", ".join(f"{expression} as {column}" for column, expression in MIXED.items())
+    least = spark_floor.incremental_statements(spark, parts, 30)
     report["incremental"] = interleaved([{"name": "full", "analyze": ours(parts, full=True)},
-                                         {"name": "incremental", "before": new_partition(parts, select, per_partition), "analyze": ours(parts)}],
+                                         {"name": "incremental", "before": new_partition(parts, select, per_partition), "analyze": ours(parts)},
+                                         {"name": "floor_full", "sqls": least["full"]},
+                                         {"name": "floor_incremental", "sqls": least["incremental"]}],
                                         rounds)
 
     step("2,000 daily partitions")
@@ -198,23 +211,27 @@ def markdown(report: dict, options) -> str:
         "<!-- run_cost:start -->",
         f"## A run's cost (issue #40; `make bench-cost SCALE={options.scale:g}`, {report['date']}, medians of {options.rounds} rounds, interleaved)",
         "",
-        "Whole runs as a post-hook runs them (every statement), timed inside one dbt process beside Spark's own ANALYZE of the same table.",
+        "Whole runs as a post-hook runs them (every statement), timed inside one dbt process beside Spark's own ANALYZE of the same table "
+        "and Spark's floor under any run in the same rounds: the least statements a run must send whatever its design (a `DESCRIBE`, "
+        "a started mark, a read of the stored state, one `INSERT` of the scan's aggregate; for the incremental figure, its merge with "
+        "the stored table state too), sent through dbt (bench/spark_floor.py; BENCHMARKS.md, \"Spark's floor under a run\").",
         "",
-        "| figure | ours (s) | statements | compared with (s) | ratio | goal |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| figure | ours (s) | statements | compared with (s) | ratio | goal | Spark's floor (s) | the floor's ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
         f"| small: 1,000 rows x 8 columns, full run | {small['ours']['seconds']:.2f} | {small['ours']['statements']:g} | Spark's ANALYZE {small['spark']['seconds']:.2f} "
-        f"| {small['ours']['seconds'] / small['spark']['seconds']:.2f}x | 1.5x |",
+        f"| {small['ours']['seconds'] / small['spark']['seconds']:.2f}x | 1.5x | {small['floor']['seconds']:.2f} | {small['floor']['seconds'] / small['spark']['seconds']:.2f}x |",
         f"| basic: mixed {report['mixed_rows']:,} rows | {basic['ours']['seconds']:.2f} | {basic['ours']['statements']:g} | Spark's ANALYZE {basic['spark']['seconds']:.2f} "
-        f"| {basic['ours']['seconds'] / basic['spark']['seconds']:.2f}x | 1.0x |",
+        f"| {basic['ours']['seconds'] / basic['spark']['seconds']:.2f}x | 1.0x | {basic['floor']['seconds']:.2f} | {basic['floor']['seconds'] / basic['spark']['seconds']:.2f}x |",
         f"| full: mixed {report['mixed_rows']:,} rows | {full['ours']['seconds']:.2f} | {full['ours']['statements']:g} | Spark's ANALYZE with histograms {full['spark']['seconds']:.2f} "
-        f"| {full['ours']['seconds'] / full['spark']['seconds']:.2f}x | 0.75x (#41) |",
+        f"| {full['ours']['seconds'] / full['spark']['seconds']:.2f}x | 0.75x (#41) | {full['floor']['seconds']:.2f} | {full['floor']['seconds'] / full['spark']['seconds']:.2f}x |",
         f"| incremental: 1 new partition of 31 | {inc['incremental']['seconds']:.2f} | {inc['incremental']['statements']:g} | full run {inc['full']['seconds']:.2f} "
-        f"| {inc['incremental']['seconds'] / inc['full']['seconds']:.2f}x | 0.1x |",
-        f"| many partitions: 1 new day of 2,000 | {report['many_partitions']['seconds']:.2f} | {report['many_partitions']['statements']:g} | | | 2.5 s |",
+        f"| {inc['incremental']['seconds'] / inc['full']['seconds']:.2f}x | 0.1x | {inc['floor_incremental']['seconds']:.2f} "
+        f"| {inc['floor_incremental']['seconds'] / inc['floor_full']['seconds']:.2f}x of its full run's {inc['floor_full']['seconds']:.2f} |",
+        f"| many partitions: 1 new day of 2,000 | {report['many_partitions']['seconds']:.2f} | {report['many_partitions']['statements']:g} | | | 2.5 s | | |",
         f"| project: what `analyze()` adds to `dbt build` of 12 models | {project['ours']['added']:.2f} | | what Spark's ANALYZE hook adds {project['spark']['added']:.2f} "
-        f"| {project['ours']['added'] / project['spark']['added']:.2f}x | 1.5x |",
+        f"| {project['ours']['added'] / project['spark']['added']:.2f}x | 1.5x | | |",
         f"| project: what `analyze(sketches='basic')` adds | {project['basic']['added']:.2f} | | what Spark's ANALYZE hook adds {project['spark']['added']:.2f} "
-        f"| {project['basic']['added'] / project['spark']['added']:.2f}x | |",
+        f"| {project['basic']['added'] / project['spark']['added']:.2f}x | | | |",
         "",
         f"The project's builds (s): no hook {project['none']['seconds']:.2f}, Spark's ANALYZE {project['spark']['seconds']:.2f}, "
         f"`analyze()` {project['ours']['seconds']:.2f}, `analyze(sketches='basic')` {project['basic']['seconds']:.2f}.",

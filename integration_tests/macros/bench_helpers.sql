@@ -1,7 +1,8 @@
 {#- The benchmark's side-by-side timing (bench/run_cost.py): in one dbt process, so in one warm
     Spark session, each round runs every step once, in order, and times it from here: a run of the
-    package as a post-hook runs it (`analyze`: the whole run, every statement), or a statement
-    (Spark's own ANALYZE). A step's `before` statement (a new partition) runs untimed. Logs
+    package as a post-hook runs it (`analyze`: the whole run, every statement), a statement
+    (`sql`: Spark's own ANALYZE), or statements one after another (`sqls`: Spark's floor under a
+    run, bench/spark_floor.py). A step's `before` statement (a new partition) runs untimed. Logs
     BENCH: {step: {ms: [...], statements: [...]}}. -#}
 {% macro bench_interleaved(steps, rounds=3) %}
   {%- set results = {} -%}
@@ -12,6 +13,8 @@
       {%- set started = modules.datetime.datetime.utcnow() -%}
       {%- if step.get('analyze') -%}
         {%- do dbt_analyze._run_analyze(step.analyze) -%}
+      {%- elif step.get('sqls') -%}
+        {%- for sql in step.sqls -%}{%- do run_query(sql) -%}{%- endfor -%}
       {%- else -%}
         {%- do run_query(step.sql) -%}
       {%- endif -%}
