@@ -187,7 +187,7 @@ def measure(spark, scale: float, rounds: int) -> dict:
     per_partition = int(100_000 * scale)
     parts = datasets.create(spark, "cost_parts", MIXED, per_partition * 31, partitions=31)
     select = ", ".join(f"{expression} as {column}" for column, expression in MIXED.items())
-    least = spark_floor.incremental_statements(spark, parts, 30)
+    least = spark_floor.incremental_statements(spark, parts, 30)  # its last partition stands for a new one
     report["incremental"] = interleaved([{"name": "full", "analyze": ours(parts, full=True)},
                                          {"name": "incremental", "before": new_partition(parts, select, per_partition), "analyze": ours(parts)},
                                          {"name": "floor_full", "sqls": least["full"]},
