@@ -132,27 +132,32 @@ def least_run_statements(spark, table: str, sketches: str) -> dict[str, str]:
     aggregate = aggregate_sql(spark, table, sketches)
     spark.sql(f"drop table if exists {table}_sink")
     spark.sql(f"create table {table}_sink using parquet as {aggregate} limit 0")
-    spark.sql(f"drop table if exists {table}_one")
-    spark.sql(f"create table {table}_one (run_id string, rows bigint) using parquet")
+    return {**fixed_statements(spark, table, f"{table}_one"), "scan_and_write": f"insert into {table}_sink {aggregate}"}
+
+
+def fixed_statements(spark, table: str, marks: str) -> dict[str, str]:
+    """What every run sends besides its scan ({step: SQL}): describe `table`, write a started mark
+    into `marks` (a one-row parquet table, created here) and read it back."""
+    spark.sql(f"drop table if exists {marks}")
+    spark.sql(f"create table {marks} (run_id string, rows bigint) using parquet")
     return {"describe": f"describe table extended {table}",
-            "write": f"insert into {table}_one values ('run', 1)",
-            "read": f"select * from {table}_one where run_id = 'run' limit 1",
-            "scan_and_write": f"insert into {table}_sink {aggregate}"}
+            "write": f"insert into {marks} values ('run', 1)",
+            "read": f"select * from {marks} where run_id = 'run' limit 1"}
 
 
 def measure(spark, name: str, columns: dict[str, str], rows: int, sketches: str, rounds: int, warmup: int) -> dict:
     table = f"floor.{name}"
     spark.sql(f"drop table if exists {table}")
     spark.sql(f"create table {table} using parquet as select {', '.join(f'{e} as {c}' for c, e in columns.items())} from range({rows})")
+    least = least_run_statements(spark, table, sketches)
     steps = {"spark_analyze": f"analyze table {table} compute statistics for all columns",
-             "scan": aggregate_sql(spark, table, sketches),
-             **least_run_statements(spark, table, sketches),
+             "scan": aggregate_sql(spark, table, sketches), **least,
              "hll_alone": sketches_sql(spark, table, ("hll",))}
     if sketches == "full":
         steps["spark_analyze_histograms"] = lambda: analyze_with_histograms(spark, table)
         steps["sketches_alone"] = sketches_sql(spark, table, ("hll", "kll", "top_k"))
     result = medians(spark, steps, rounds, warmup)
-    result["least_run"] = result["describe"] + result["write"] + result["read"] + result["scan_and_write"]
+    result["least_run"] = sum(result[step] for step in least)
     result.update({"rows": rows, "columns": len(columns), "sketches": sketches})
     return result
 
@@ -178,13 +183,11 @@ def incremental_statements(spark, table: str, last_partition: int) -> dict[str, 
     def merge_sql(where: str, stored: str) -> str:
         return (f"select part, {merged} from (select part, {state_sql} from {table} {where} group by part {stored}) "
                 f"group by grouping sets ((part), ())")
-    for name in ("sink", "merged", "one"):
+    for name in ("sink", "merged"):
         spark.sql(f"drop table if exists {table}_floor_{name}")
     spark.sql(f"create table {table}_floor_sink using parquet as {merge_sql('where false', '')}")
     spark.sql(f"create table {table}_floor_merged using parquet as select * from ({merge_sql('', '')}) where part is null")
-    spark.sql(f"create table {table}_floor_one (run_id string, rows bigint) using parquet")
-    fixed = [f"describe table extended {table}", f"insert into {table}_floor_one values ('run', 1)",
-             f"select * from {table}_floor_one where run_id = 'run' limit 1"]
+    fixed = list(fixed_statements(spark, table, f"{table}_floor_one").values())
     return {"full": fixed + [f"insert into {table}_floor_sink {merge_sql('', '')}"],
             "incremental": fixed + [f"insert into {table}_floor_sink "
                                     f"{merge_sql(f'where part = {last_partition}', f'union all select * from {table}_floor_merged')}"],
