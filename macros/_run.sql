@@ -30,8 +30,9 @@
   {#- The plan's time starts once the engine has answered: a run-operation's first statement also
       starts Spark and its metastore (seconds), which is not planning. -#}
   {%- set plan_started = modules.datetime.datetime.utcnow() -%}
-  {%- if not run.dry_run -%}{%- do dbt_analyze._ensure_storage() -%}{%- endif -%}
   {%- set plan = dbt_analyze._plan_target(request, run) -%}
+  {#- After the plan: a request refused for its table, columns or partitions creates no storage. -#}
+  {%- if not run.dry_run -%}{%- do dbt_analyze._ensure_storage() -%}{%- endif -%}
   {%- set table = plan.table -%}
   {%- set name = table.schema ~ '.' ~ table.identifier -%}
   {#- The runs that have succeeded so far are those this run's merge can count (see

@@ -19,11 +19,16 @@
 {% macro default__estimate_statistics(select, accuracy) %}
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
   {%- set accuracy = accuracy or dbt_analyze._var('dbt_analyze_propagation_accuracy') -%}
+  {#- Checked here as the library checks it (function_rules.PROPAGATION_LEVELS): before any statement. -#}
+  {%- set levels = ['low', 'medium', 'high', 'accurate', 'none'] -%}
+  {%- if accuracy not in levels -%}
+    {{ exceptions.raise_compiler_error('dbt_analyze: estimate_statistics: propagation accuracy '
+                                       ~ dbt_analyze._quote_literal(accuracy) ~ ' is not one of ' ~ levels | join(', ')) }}
+  {%- endif -%}
   {%- if accuracy == 'none' -%}
     {{ log('dbt_analyze: propagation is off (accuracy none); nothing estimated', info=True) }}
     {{ return([]) }}
   {%- endif -%}
-  {%- do dbt_analyze._ensure_storage() -%}
   {%- set names = [select] if select is string else select -%}
   {%- set models = [] -%}
   {%- set upstream = {} -%}
@@ -46,6 +51,8 @@
     {{ exceptions.raise_compiler_error('dbt_analyze: estimate_statistics: no SQL model named '
                                        ~ (names | reject('in', found) | join(', ')) ~ ' in this project') }}
   {%- endif -%}
+  {%- set models = dbt_analyze._with_readable_inputs(models, explicit=names is not none) -%}
+  {%- do dbt_analyze._ensure_storage() -%}
   {%- set payload = {'models': models, 'statistics': dbt_analyze._input_statistics(upstream.keys() | list),
                      'accuracy': accuracy,
                      'rules': dbt_analyze._var('dbt_analyze_function_rules'),
@@ -66,6 +73,44 @@
            ~ dbt_analyze._storage_relation('column_statistics_estimated'), info=True) }}
   {%- endif -%}
   {{ return(result.rows) }}
+{% endmacro %}
+
+{#- The models whose inputs are all in the catalog, or estimated in this call (a model over a model
+    not built yet is estimated from that model's estimates). A model whose input is not there
+    would be estimated as unknown for a reason nobody sees (a table dropped, a profile that points
+    at another metastore): named requests fail, naming the input; a whole project's run warns and
+    leaves the model out. Ephemeral inputs are inlined: they have no table to find. -#}
+{% macro _with_readable_inputs(models, explicit) %}
+  {%- set estimated = models | map(attribute='unique_id') | list -%}
+  {%- set tables_in = {} -%}
+  {%- set readable = [] -%}
+  {%- for model in models -%}
+    {%- set missing = [] -%}
+    {%- for parent_id in model.depends_on if parent_id not in estimated -%}
+      {%- set parent = graph.nodes.get(parent_id) or graph.sources.get(parent_id) -%}
+      {%- if parent and (parent.config or {}).get('materialized') != 'ephemeral' -%}
+        {%- set name = parent.identifier or parent.alias or parent.name -%}
+        {%- if parent.schema | lower not in tables_in -%}
+          {%- do tables_in.update({parent.schema | lower: dbt_analyze._existing_tables(parent.schema)}) -%}
+        {%- endif -%}
+        {%- if name | lower not in tables_in[parent.schema | lower] -%}
+          {%- do missing.append(parent.schema ~ '.' ~ name) -%}
+        {%- endif -%}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- if missing -%}
+      {%- set message = 'dbt_analyze: estimate_statistics: cannot estimate ' ~ model.name ~ ': '
+                        ~ ('its input ' ~ missing[0] ~ ' is' if missing | length == 1
+                           else 'its inputs ' ~ missing | join(', ') ~ ' are')
+                        ~ ' not in the catalog (build it first, or check that the profile points at the metastore'
+                        ~ ' it was built in)' -%}
+      {%- if explicit -%}{{ exceptions.raise_compiler_error(message) }}{%- endif -%}
+      {%- do exceptions.warn(message ~ '; ' ~ model.name ~ ' is left out') -%}
+    {%- else -%}
+      {%- do readable.append(model) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(readable) }}
 {% endmacro %}
 
 {#- Current table-level statistics of some tables ((schema, name) pairs, lower case): row count,

@@ -12,22 +12,22 @@
 
 {% macro default__export_statistics(tables, path) %}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
+  {%- set tables = [tables] if tables is string else tables -%}
+  {#- Named tables are planned (unknown ones refused) before the storage is touched. -#}
+  {%- set plans = dbt_analyze._export_plans(tables) if tables is not none else none -%}
   {%- do dbt_analyze._ensure_storage() -%}
-  {%- if tables is none -%}
+  {%- if plans is none -%}
     {%- set tables = [] -%}
     {%- for row in run_query('select distinct table_schema, table_name from '
                              ~ dbt_analyze._storage_relation('table_statistics') ~ ' order by 1, 2') -%}
       {%- do tables.append(row[0] ~ '.' ~ row[1]) -%}
     {%- endfor -%}
-  {%- elif tables is string -%}
-    {%- set tables = [tables] -%}
+    {%- set plans = dbt_analyze._export_plans(tables) -%}
   {%- endif -%}
   {%- set document = dbt_analyze._document_format() -%}
   {%- do document.update({'exported_at': modules.datetime.datetime.utcnow().isoformat() ~ 'Z', 'tables': []}) -%}
-  {%- for name in tables -%}
-    {%- set run = dbt_analyze._new_run({'relation': name}) -%}
-    {%- set plan = dbt_analyze._plan_target(dbt_analyze._build_request({'relation': name, 'dry_run': true}, run),
-                                            run) -%}
+  {%- for plan in plans -%}
+    {%- set name = tables[loop.index0] -%}
     {%- if dbt_analyze._latest_run_id(plan.table) is none -%}
       {{ exceptions.raise_compiler_error('dbt_analyze: ' ~ name ~ ' has no statistics to export') }}
     {%- endif -%}
@@ -43,4 +43,14 @@
     {{ log(text, info=True) }}
   {%- endif -%}
   {{ return(document) }}
+{% endmacro %}
+
+{% macro _export_plans(tables) %}
+  {%- set plans = [] -%}
+  {%- for name in tables -%}
+    {%- set run = dbt_analyze._new_run({'relation': name}) -%}
+    {%- do plans.append(dbt_analyze._plan_target(dbt_analyze._build_request({'relation': name, 'dry_run': true}, run),
+                                                 run)) -%}
+  {%- endfor -%}
+  {{ return(plans) }}
 {% endmacro %}

@@ -28,9 +28,7 @@
                                        ~ ' is unknown (this package reads version '
                                        ~ expected.version ~ '); export it again with this version of the package') }}
   {%- endif -%}
-  {%- do dbt_analyze._ensure_storage() -%}
-
-  {#- Every table is checked before anything is written. -#}
+  {#- Every table is checked before anything is written, or the storage created. -#}
   {%- set plans = [] -%}
   {%- for entry in parsed.tables -%}
     {%- set name = entry.schema ~ '.' ~ entry.table -%}
@@ -62,6 +60,7 @@
     {%- endfor -%}
     {%- do plans.append([entry, plan, here]) -%}
   {%- endfor -%}
+  {%- do dbt_analyze._ensure_storage() -%}
 
   {%- for entry, plan, here in plans -%}
     {%- set run = dbt_analyze._new_run({'import': path or 'document', 'exported_at': parsed.exported_at,

@@ -148,20 +148,22 @@ def dbt(spark):
 
 
 def dbt_process(home: Path, env: dict, *args: str, kill_on: str | None = None, kill_after: float = 0.0,
-                pause_on: str | None = None, while_paused=None) -> tuple[int, str]:
+                pause_on: str | None = None, while_paused=None, cwd: Path | None = None,
+                command: str = "dbt") -> tuple[int, str]:
     """dbt in a process of its own (for a kill, or another metastore or target), its target and
     logs under `home`; with kill_on, SIGKILLs it and its JVM kill_after seconds after a line of
     its output contains that text. With pause_on, calls while_paused() once a line contains that
     text and reads on after it returns: a `pause` step (run_steps) logs its text and then more
-    than a pipe holds, so the process waits, blocked on its output, until then."""
+    than a pipe holds, so the process waits, blocked on its output, until then. `cwd`: where it
+    runs (Spark's defaults would write there); `command`: dbt, or dbt-analyze."""
     import signal
     import subprocess
     import sys
     import time
 
     ensure_deps()
-    command = [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    command = [str(Path(sys.executable).parent / command), *args, "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, cwd=cwd,
                                env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **own_paths(home), **env})
     output = []
     for line in process.stdout:

@@ -115,6 +115,7 @@ def test_the_estimator_names_unaliased_expressions_as_spark_does(spark):
 def test_unknown_where_nothing_can_be_estimated(dbt, spark):
     """A model over a table without statistics (a seed): every column unknown, nothing guessed;
     a literal is known exactly all the same."""
+    assert dbt("seed", "--select", "orders_seed").success
     assert dbt("compile", "--select", "never_analyzed", "customers").success
     result = dbt("run-operation", "estimate_statistics", "--args", json.dumps({"select": ["never_analyzed", "customers"]}))
     assert result.success, result.error

@@ -261,6 +261,19 @@ BAD_SETTINGS = [
 ]
 BAD_REQUESTS = [(args, {}, message) for args, message in BAD_INPUTS] + [
     ({"relation": SALES, "columns": "all"}, settings, message) for settings, message in BAD_SETTINGS]
+# Refused by the request's own checks (arguments, vars, the statement's grammar): before any
+# statement is sent, so nothing is recorded either. The others are refused against the catalog,
+# and recorded as failed runs.
+CHECKED_BEFORE_ANY_STATEMENT = {message for _, message in BAD_SETTINGS} | {
+    "catalog 'lakehouse' is not supported (only spark_catalog)",
+    "relation 'a.b.c.d' must be a name, schema.name or spark_catalog.schema.name",
+    "expected STATISTICS at position 39, found 'STATISTIC'", "expected TABLE or TABLES at position 9",
+    "ANALYZE TABLES takes NOSCAN or FOR ALL COLUMNS (at position 52)", "'columns' with 'schema' can only be all",
+    "give either 'schema' (every table of it) or 'relation'", "expected ',' or ')' at position",
+    "expected a column name at position", "expected ',' or the end", "expected the end of the statement",
+    "cannot be combined with column statistics", "'sketches' must be full or basic", "unknown option 'colums'",
+    "'top_k_tracked' (items a top-k sketch tracks) must be an integer from 1 to 1000000, got 'many'",
+    "var dbt_analyze_top_k (20) must not exceed 'top_k_tracked' (10)", "say what to analyze"}
 
 
 def storage_counts(spark) -> dict:
@@ -276,8 +289,11 @@ def test_bad_input_is_refused_and_nothing_changes(spark, dbt, sales, args, setti
     result = dbt("run-operation", "analyze_table", "--args", json.dumps(args), "--vars", json.dumps(settings))
     assert not result.success
     assert message in result.error
-    # nothing written but the run's failure (and its start, if it got that far)
     after = storage_counts(spark)
+    if message in CHECKED_BEFORE_ANY_STATEMENT:
+        assert statements_sent(result, "") == [] and after == before
+        return
+    # nothing written but the run's failure (and its start, if it got that far)
     for counts in (before, after):
         counts.pop("started", None)
     assert after == {**before, "failed": before.get("failed", 0) + 1}

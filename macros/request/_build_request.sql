@@ -94,6 +94,8 @@
     {{ dbt_analyze._fail(run,
                          "NOSCAN collects size and file count only; it cannot be combined with column statistics") }}
   {%- endif -%}
+  {#- From here on a refusal is the run's, recorded where the storage exists (_fail). -#}
+  {%- if run is not none -%}{%- do run.update({'request_checked': true}) -%}{%- endif -%}
   {{ return(request) }}
 {% endmacro %}
 

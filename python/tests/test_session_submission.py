@@ -44,3 +44,30 @@ def test_statements_run_at_once_only_in_a_session():
     from dbt_analyze.adapter_methods import dbt_analyze_run_concurrently
 
     assert dbt_analyze_run_concurrently(adapter_for(SparkConnectionMethod.THRIFT), ["select 1"]) is False
+
+
+def test_the_library_reaches_spark_only_through_the_profiles_session():
+    """A bare ``SparkSession.builder...getOrCreate()`` that runs before dbt-spark's first statement
+    gives the process Spark's defaults for good (an in-memory catalog, ./spark-warehouse):
+    profile_spark_session is the one place that builds the session, as dbt-spark does."""
+    import re
+    from pathlib import Path
+
+    import dbt_analyze
+    from dbt_analyze import session_submission
+
+    builds = re.compile(r"getOrCreate\(|SparkSession\s*\.\s*builder|\.builder\b|SparkContext\(|getActiveSession\(")
+    found = {}
+    for path in Path(dbt_analyze.__file__).parent.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if path.name == "session_submission.py":
+            start = text.index("def profile_spark_session(")
+            end = text.find("\ndef ", start + 1)
+            text = text[:start] + text[end if end != -1 else len(text):]
+        code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("#", ">>>")))
+        hits = [line.strip() for line in code.splitlines() if builds.search(line)]
+        if hits:
+            found[path.name] = hits
+    assert found == {}
+    assert "getOrCreate()" in Path(session_submission.__file__).read_text(encoding="utf-8")
+

@@ -65,10 +65,15 @@ def dbt_analyze_publish_statistics(adapter: Any, payload_json: str) -> str:
 
     if not is_session(adapter):
         return "not a session connection"
-    from pyspark.sql import SparkSession
-
-    publish_statistics(SparkSession.builder.getOrCreate(), json.loads(payload_json))
+    publish_statistics(_spark(adapter), json.loads(payload_json))
     return "published"
+
+
+def _spark(adapter: Any) -> Any:
+    """The session dbt-spark's connection uses (see ``profile_spark_session``)."""
+    from dbt_analyze.session_submission import profile_spark_session
+
+    return profile_spark_session(adapter.config.credentials)
 
 
 def dbt_analyze_write_text(adapter: Any, path: str, text: str) -> str:
@@ -176,9 +181,8 @@ def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_pa
     session = is_session(adapter)
     if session:
         from dbt.adapters.events.logging import AdapterLogger
-        from pyspark.sql import SparkSession
 
-        spark = SparkSession.builder.getOrCreate()
+        spark = _spark(adapter)
         logger = AdapterLogger("dbt_analyze")
 
         at_once = f" at once with {len(statements) - 1} other statement(s)" if len(statements) > 1 else ""
@@ -232,7 +236,7 @@ def dbt_analyze_insert_observed(adapter: Any, relation: str, select: dict[str, A
     if not is_session(adapter):
         return None
     from dbt.adapters.events.logging import AdapterLogger
-    from pyspark.sql import Observation, SparkSession
+    from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
     in_two = bool(select.get("in_two"))
@@ -258,7 +262,7 @@ def dbt_analyze_insert_observed(adapter: Any, relation: str, select: dict[str, A
                 session.catalog.dropTempView(select["merged_view"])
 
     try:
-        _in_session(SparkSession.builder.getOrCreate(), settings or {}, insert)
+        _in_session(_spark(adapter), settings or {}, insert)
     except Exception as error:  # noqa: BLE001 - raised as dbt reports a database error
         raise _statement_error(error, sql) from error
     try:
@@ -318,9 +322,7 @@ def dbt_analyze_parallelism(adapter: Any) -> int | None:
 
     if not is_session(adapter):
         return None
-    from pyspark.sql import SparkSession
-
-    return int(SparkSession.builder.getOrCreate().sparkContext.defaultParallelism)
+    return int(_spark(adapter).sparkContext.defaultParallelism)
 
 
 _SPARK_ERROR = re.compile(r"\[[A-Z][A-Z_.]*\][^\n]*")
@@ -404,9 +406,7 @@ def dbt_analyze_may_hold_old_files(adapter: Any, schema: str, table: str) -> boo
 
     if not is_session(adapter):
         return True
-    from pyspark.sql import SparkSession
-
-    spark = SparkSession.builder.getOrCreate()
+    spark = _spark(adapter)
     key = spark._jvm.org.apache.spark.sql.catalyst.QualifiedTableName("spark_catalog", schema.lower(), table.lower())
     return spark._jsparkSession.sessionState().catalog().getCachedTable(key) is not None
 
@@ -419,9 +419,7 @@ def dbt_analyze_table_exists(adapter: Any, schema: str, table: str) -> bool | No
 
     if not is_session(adapter):
         return None
-    from pyspark.sql import SparkSession
-
-    return bool(SparkSession.builder.getOrCreate().catalog.tableExists(table, schema))
+    return bool(_spark(adapter).catalog.tableExists(table, schema))
 
 
 _ONCE: dict[str, Any] = {}

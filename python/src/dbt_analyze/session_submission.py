@@ -35,13 +35,11 @@ class SessionPythonJobHelper:
         self.credentials = credentials
 
     def submit(self, compiled_code: str) -> None:
-        from pyspark.sql import SparkSession
-
         name = self.parsed_model.get("unique_id", self.parsed_model.get("alias", "python model"))
         if _method(self.credentials) != SUBMISSION_METHOD:
             # a local SparkSession here would write into another metastore than the target's
             raise_session_required(name, self.credentials)
-        spark = SparkSession.builder.getOrCreate()
+        spark = profile_spark_session(self.credentials)
         compiled_code = with_available_file_format(compiled_code, self.parsed_model.get("config", {}), spark)
         filename = f"<{name}>"
         code = compile(compiled_code, filename, "exec")
@@ -163,3 +161,20 @@ def register() -> bool:
 def is_session(adapter: Any) -> bool:
     """Whether the adapter's connection is dbt-spark's in-process session."""
     return _method(getattr(adapter.config, "credentials", None)) == SUBMISSION_METHOD
+
+
+def profile_spark_session(credentials: Any) -> Any:
+    """The SparkSession of dbt-spark's ``session`` connection, built exactly as dbt-spark's cursor
+    builds it before each statement: Hive support and the profile's ``server_side_parameters``.
+
+    Whichever of dbt-spark and this library touches Spark first in a process creates the session
+    for good; a bare ``getOrCreate()`` first would give the process Spark's defaults (an in-memory
+    catalog, ``./spark-warehouse``) instead of the profile's metastore and warehouse. So every
+    piece of the library that needs the session takes it from here, and nowhere else.
+    """
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.enableHiveSupport()
+    for parameter, value in (getattr(credentials, "server_side_parameters", None) or {}).items():
+        builder = builder.config(parameter, value)
+    return builder.getOrCreate()
