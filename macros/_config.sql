@@ -21,6 +21,8 @@
     'dbt_analyze_function_rules': none,
     'dbt_analyze_function_rules_file': none,
     'dbt_analyze_compaction_wait_seconds': 10,
+    'dbt_analyze_wait': false,
+    'dbt_analyze_background_workers': 2,
   }) }}
 {% endmacro %}
 
@@ -56,6 +58,7 @@
     'dbt_analyze_histogram_bins': [1, none, 'bins per histogram'],
     'dbt_analyze_sample_seed': [none, none, 'the sampling seed'],
     'dbt_analyze_compaction_wait_seconds': [0, 3600, 'how long compact_statistics waits for runs still planning'],
+    'dbt_analyze_background_workers': [1, 64, 'threads that collect post-hooks\' statistics beside the build'],
   }) }}
 {% endmacro %}
 

@@ -25,12 +25,17 @@
     analyzes each half against a smaller plan (BENCHMARKS.md, "The write in two halves"). Returns
     what the run itself stored ([rows, bytes, sketch_bytes, truncated]: _own_numbers) as Spark took it while
     writing (session connections), else none (read it then). -#}
-{% macro _run_statistics_write(select) %}
+{% macro _run_statistics_write(select, scan_bytes=none) %}
   {%- set cores = adapter.dbt_analyze_parallelism() if adapter.dbt_analyze_parallelism is defined else none -%}
   {%- set settings = {} -%}
   {%- if cores -%}
     {%- do settings.update(dbt_analyze._partition_filter_settings()) -%}
     {%- do settings.update({'spark.sql.adaptive.enabled': 'false', 'spark.sql.shuffle.partitions': cores}) -%}
+  {%- endif -%}
+  {%- if scan_bytes is not none and scan_bytes <= dbt_analyze._interpreted_scan_bytes() -%}
+    {#- A small scan runs interpreted: compiling its generated code (Janino, and the JIT after it in
+        a fresh process) costs more than it saves (docs/decisions/interpreted-small-scans.md). -#}
+    {%- do settings.update({'spark.sql.codegen.wholeStage': 'false', 'spark.sql.codegen.factoryMode': 'NO_CODEGEN'}) -%}
   {%- endif -%}
   {%- set own = adapter.dbt_analyze_insert_observed(dbt_analyze._storage_relation('statistics_history'), select,
                                                     dict(dbt_analyze._own_numbers()), settings)
@@ -40,6 +45,13 @@
   {%- endif -%}
   {%- do dbt_analyze._run_at_once([dbt_analyze._statistics_insert_sql(select)], settings=[settings]) -%}
   {{ return(none) }}
+{% endmacro %}
+
+{#- The file bytes up to which a run's scan is interpreted rather than compiled: at 1 MiB of
+    Parquet (about 200,000 narrow rows) both took the same time in a warm session; four times
+    that, the interpreted scan took three times as long. -#}
+{% macro _interpreted_scan_bytes() %}
+  {{ return(1048576) }}
 {% endmacro %}
 
 {#- Settings of a statement that filters on the partition columns' values: a metastore that cannot

@@ -31,6 +31,8 @@
       starts Spark and its metastore (seconds), which is not planning. -#}
   {%- set plan_started = modules.datetime.datetime.utcnow() -%}
   {%- set plan = dbt_analyze._plan_target(request, run) -%}
+  {#- Runs of one table never overlap: this one waits for a run of it still going beside the build. -#}
+  {%- do dbt_analyze._await_statistics(plan.table) -%}
   {#- After the plan: a request refused for its table, columns or partitions creates no storage. -#}
   {%- if not run.dry_run -%}{%- do dbt_analyze._ensure_storage() -%}{%- endif -%}
   {%- set table = plan.table -%}
@@ -110,7 +112,11 @@
   {%- endif -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))'
          ~ (' in the same write' if to_scan else ''), info=True) }}
-  {%- set written = dbt_analyze._run_statistics_write(select) -%}
+  {%- set scan_bytes = namespace(total=0) -%}
+  {%- for spec in to_scan -%}
+    {%- set scan_bytes.total = scan_bytes.total + (plan.listing.get(spec) or {}).get('size_bytes', 0) -%}
+  {%- endfor -%}
+  {%- set written = dbt_analyze._run_statistics_write(select, scan_bytes.total) -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
   {%- set metrics = {'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length,

@@ -3,14 +3,18 @@
   keyword arguments, else the model's config `analyze: {...}` (or meta), else the package vars.
   Column statistics of all columns by default; a full run for table models and seeds, whose data
   dbt has just replaced. Views and ephemeral models are skipped with a log line.
+  On dbt-spark's in-process session the run goes beside the build (macros/_background.sql): the
+  hook returns at once, readers of the model's statistics wait for it, and the invocation waits
+  for every run at its end. wait=true (or `analyze: {wait: true}`, or the var dbt_analyze_wait)
+  runs it in the hook, as over Thrift.
 -#}
 {% macro analyze(columns=none, partition=none, full=none, sketches=none, noscan=none, publish=none,
-                 top_k_tracked=none) %}
+                 top_k_tracked=none, wait=none) %}
   {{ return(adapter.dispatch('analyze', 'dbt_analyze')(columns, partition, full, sketches, noscan, publish,
-                                                       top_k_tracked)) }}
+                                                       top_k_tracked, wait)) }}
 {% endmacro %}
 
-{% macro default__analyze(columns, partition, full, sketches, noscan, publish, top_k_tracked=none) %}
+{% macro default__analyze(columns, partition, full, sketches, noscan, publish, top_k_tracked=none, wait=none) %}
   {%- if not execute or model is not defined or this is none -%}{{ return('') }}{%- endif -%}
   {%- set materialized = config.get('materialized') -%}
   {%- if materialized in ('view', 'ephemeral', 'materialized_view')
@@ -34,6 +38,14 @@
     {%- do options.update({'full': true}) -%}
   {%- endif -%}
   {%- do options.update({'relation': this}) -%}
-  {%- do dbt_analyze._run_analyze(options) -%}
+  {%- set wait = wait if wait is not none else options.pop('wait', none) -%}
+  {%- do options.pop('wait', none) -%}
+  {%- if dbt_analyze._runs_beside_the_build(wait) -%}
+    {#- The request's own checks here, so that a bad option fails the model, not the build's end. -#}
+    {%- do dbt_analyze._build_request(options) -%}
+    {%- do dbt_analyze._submit_run(this, model.unique_id, options) -%}
+  {%- else -%}
+    {%- do dbt_analyze._run_analyze(options) -%}
+  {%- endif -%}
   {{ return('') }}
 {% endmacro %}

@@ -13,6 +13,7 @@
 
 {% macro default__docs_statistics(path) %}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
+  {%- do dbt_analyze._await_statistics() -%}
   {%- do dbt_analyze._ensure_storage() -%}
   {%- set sources = {
         'tables': "select * from " ~ dbt_analyze._storage_relation('table_statistics') ~ " where partition_spec = ''",

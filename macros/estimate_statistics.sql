@@ -52,6 +52,7 @@
                                        ~ (names | reject('in', found) | join(', ')) ~ ' in this project') }}
   {%- endif -%}
   {%- set models = dbt_analyze._with_readable_inputs(models, explicit=names is not none) -%}
+  {%- do dbt_analyze._await_statistics() -%}
   {%- do dbt_analyze._ensure_storage() -%}
   {%- set payload = {'models': models, 'statistics': dbt_analyze._input_statistics(upstream.keys() | list),
                      'accuracy': accuracy,

@@ -15,6 +15,7 @@
   {%- set tables = [tables] if tables is string else tables -%}
   {#- Named tables are planned (unknown ones refused) before the storage is touched. -#}
   {%- set plans = dbt_analyze._export_plans(tables) if tables is not none else none -%}
+  {%- do dbt_analyze._await_statistics() -%}
   {%- do dbt_analyze._ensure_storage() -%}
   {%- if plans is none -%}
     {%- set tables = [] -%}

@@ -155,6 +155,7 @@
   {%- if not execute or flags.WHICH not in ('test', 'build', 'retry') -%}
     {{ return(dbt_analyze._test_failures_sql(test, target, '', [])) }}
   {%- endif -%}
+  {%- do dbt_analyze._await_statistics(model) -%}
   {%- set run = dbt_analyze._new_run({'relation': model, 'dry_run': true}) -%}
   {%- set request = dbt_analyze._build_request({'relation': model, 'columns': [column_name] if column_name else none},
                                                run) -%}

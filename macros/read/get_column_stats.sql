@@ -8,6 +8,7 @@
 
 {% macro default__get_column_stats(relation, column_name, partition_spec) %}
   {%- if not execute -%}{{ return({}) }}{%- endif -%}
+  {%- do dbt_analyze._await_statistics(relation) -%}
   {%- do dbt_analyze._refresh_current_view('column_statistics') -%}
   {%- set rows = run_query('select * from ' ~ dbt_analyze._storage_relation('column_statistics')
                            ~ dbt_analyze._column_filter_sql(relation, column_name, partition_spec)) -%}

@@ -7,6 +7,7 @@
 
 {% macro default__histogram_bounds(relation, column_name, partition_spec) %}
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
+  {%- do dbt_analyze._await_statistics(relation) -%}
   {%- do dbt_analyze._refresh_current_view('column_histograms') -%}
   {%- set rows = run_query('select bin, lower_bound, upper_bound from '
                            ~ dbt_analyze._storage_relation('column_histograms')

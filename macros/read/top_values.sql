@@ -7,6 +7,7 @@
 
 {% macro default__top_values(relation, column_name, limit, partition_spec) %}
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
+  {%- do dbt_analyze._await_statistics(relation) -%}
   {%- do dbt_analyze._refresh_current_view('column_top_values') -%}
   {%- set rows = run_query('select value, frequency from ' ~ dbt_analyze._storage_relation('column_top_values')
                            ~ dbt_analyze._column_filter_sql(relation, column_name, partition_spec) ~ ' order by rank'

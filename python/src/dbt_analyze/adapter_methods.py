@@ -419,7 +419,8 @@ def dbt_analyze_table_exists(adapter: Any, schema: str, table: str) -> bool | No
 
     if not is_session(adapter):
         return None
-    return bool(_spark(adapter).catalog.tableExists(table, schema))
+    quoted = ".".join("`" + part.replace("`", "``") + "`" for part in (schema, table))
+    return bool(_spark(adapter).catalog.tableExists(quoted))
 
 
 _ONCE: dict[str, Any] = {}
@@ -482,7 +483,62 @@ def dbt_analyze_partition_status(adapter: Any, partitions: list, listing: dict, 
     return partition_status(partitions, listing, states, types, native_top_k, sketches, top_k_tracked)
 
 
+def dbt_analyze_submit(adapter: Any, key: str, model: str, macro_name: str, kwargs: dict[str, Any],
+                       workers: int) -> bool:
+    """Hands ``macro_name(**kwargs)`` (the package's macro: a post-hook's statistics run) to the
+    process's background workers (see :mod:`dbt_analyze.background`) and returns True at once;
+    False, with nothing run, when the connection is not dbt-spark's in-process session (over
+    Thrift each dbt thread is a Spark session of its own: the hook runs where it is)."""
+    from dbt_analyze.background import background_runs
+    from dbt_analyze.session_submission import is_session
+
+    if not is_session(adapter):
+        return False
+
+    def run() -> None:
+        from dbt.adapters.events.logging import AdapterLogger
+
+        from dbt_analyze.background import error_line
+
+        try:
+            with adapter.connection_named(f"dbt_analyze {model}"):
+                # Spark's FAIR scheduler (spark.scheduler.mode FAIR) gives the build's jobs their share
+                # beside the statistics' pool; under FIFO, the default, this is only a label.
+                _spark(adapter).sparkContext.setLocalProperty("spark.scheduler.pool", "dbt_analyze")
+                adapter.execute_macro(macro_name, project="dbt_analyze", kwargs=kwargs)
+        except Exception as error:
+            logger = AdapterLogger("dbt_analyze")
+            logger.error(f"dbt_analyze: the statistics run of {model} failed: {error_line(error)}")
+            logger.debug(f"dbt_analyze: the statistics run of {model} failed: {error!r}\n{error}")
+            raise
+
+    background_runs(workers).submit(key, model, run)
+    return True
+
+
+def dbt_analyze_await(adapter: Any, key: str | None = None) -> str:
+    """Waits for the pending background run of ``key`` (``schema.table``, lower case), or of every
+    table (None): a reader of statistics reads this build's, never the previous build's."""
+    from dbt_analyze.background import current_runs
+
+    runs = current_runs()
+    if runs is not None:
+        runs.wait(key)
+    return ""
+
+
+def dbt_analyze_finish_background(adapter: Any) -> list[dict[str, str]]:
+    """Waits for every background run; the failures since the last call ({model, error})."""
+    from dbt_analyze.background import current_runs
+
+    runs = current_runs()
+    return runs.finish() if runs is not None else []
+
+
 METHODS = (
+    dbt_analyze_submit,
+    dbt_analyze_await,
+    dbt_analyze_finish_background,
     dbt_analyze_publish_statistics,
     dbt_analyze_write_text,
     dbt_analyze_read_text,

@@ -172,9 +172,17 @@ def profile_spark_session(credentials: Any) -> Any:
     catalog, ``./spark-warehouse``) instead of the profile's metastore and warehouse. So every
     piece of the library that needs the session takes it from here, and nowhere else.
     """
+    global _SESSION
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.enableHiveSupport()
-    for parameter, value in (getattr(credentials, "server_side_parameters", None) or {}).items():
-        builder = builder.config(parameter, value)
-    return builder.getOrCreate()
+    # Made once: again, getOrCreate would only set the profile's settings anew on the same session
+    # (dbt-spark does so before each of its own statements), with a warning each time.
+    if _SESSION is None or _SESSION._sc._jsc is None:
+        builder = SparkSession.builder.enableHiveSupport()
+        for parameter, value in (getattr(credentials, "server_side_parameters", None) or {}).items():
+            builder = builder.config(parameter, value)
+        _SESSION = builder.getOrCreate()
+    return _SESSION
+
+
+_SESSION: Any = None

@@ -1,0 +1,91 @@
+"""Post-hooks' statistics runs beside the build (macros/_background.sql): on dbt-spark's session
+the hook hands its run to background workers and returns; the invocation waits for them at its
+end and fails, naming the model, when one failed; wait=true keeps the run in the hook; a build
+killed while runs are in flight leaves each table's statistics old or new, never mixed."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import PROJECT, dbt_process, printed_statistics, rows, table_stats, without_runs
+
+BESIDE = "dbt_analyze: analytics.customers: statistics are collected beside the build"
+
+
+def test_a_post_hook_runs_beside_the_build_and_the_build_waits_for_it(spark, dbt):
+    assert dbt("seed", "--select", "orders_seed").success
+    result = dbt("run", "--select", "customers")
+    assert result.success, result.error
+    assert BESIDE in result.log
+    # the run finished within the invocation: its statistics are there when dbt returns
+    analyzed = next(i for i, m in enumerate(result.messages) if "dbt_analyze: analytics.customers analyzed:" in m)
+    built = next(i for i, m in enumerate(result.messages) if "OK created sql table model analytics.customers" in m)
+    assert built < analyzed
+    customers = rows(spark, "select count(*) as n from analytics.customers")[0]["n"]
+    assert table_stats(spark, "analytics.customers")[""]["row_count"] == customers
+
+
+def test_wait_true_runs_in_the_hook_as_before(spark, dbt):
+    for variables in ({"customers_analyze": {"wait": True}}, {"dbt_analyze_wait": True}):
+        result = dbt("run", "--select", "customers", "--vars", json.dumps(variables))
+        assert result.success, result.error
+        assert BESIDE not in result.log
+        analyzed = next(i for i, m in enumerate(result.messages) if "dbt_analyze: analytics.customers analyzed:" in m)
+        built = next(i for i, m in enumerate(result.messages) if "OK created sql table model analytics.customers" in m)
+        assert analyzed < built  # the hook is part of the model's step
+
+
+def test_a_failing_background_run_fails_the_invocation_naming_the_model(spark, dbt):
+    before = table_stats(spark, "analytics.customers")[""]
+    result = dbt("run", "--select", "customers", "--vars", json.dumps({"customers_analyze": {"columns": ["no_such_column"]}}))
+    assert not result.success
+    assert "OK created sql table model analytics.customers" in result.log  # the model itself was built
+    assert ("statistics run(s) failed beside the build (earlier statistics of their tables are intact): "
+            "model.dbt_analyze_integration_tests.customers: dbt_analyze: unknown column 'no_such_column'") in result.log
+    assert "dbt_analyze.on-run-end.0 failed" in result.log or "USER_RAISED_EXCEPTION" in result.log
+    assert table_stats(spark, "analytics.customers")[""]["run_id"] == before["run_id"]
+    # a request's own checks still fail the model itself, at once
+    result = dbt("run", "--select", "customers", "--vars", json.dumps({"customers_analyze": {"sketches": "many"}}))
+    assert not result.success
+    assert "'sketches' must be full or basic" in result.error and BESIDE not in result.log
+    # and the next invocation starts clean
+    result = dbt("run", "--select", "customers")
+    assert result.success, result.error
+
+
+KILL_HOME = PROJECT.parent / ".spark" / "background_kill"
+
+
+def test_a_build_killed_while_runs_are_in_flight_leaves_each_table_old_or_new():
+    """A first day, analyzed; then a full refresh to a fourth day alone, its hooks beside the
+    build, killed once the runs are handed over: each table's statistics are those before the
+    build or those of its new data (as a run of it gives them after), never a mix of the two."""
+    import shutil
+
+    shutil.rmtree(KILL_HOME, ignore_errors=True)
+    KILL_HOME.mkdir(parents=True)
+    env = {"DBT_ANALYZE_HOME": str(KILL_HOME)}
+    models = ("--select", "events", "purchases")
+
+    def current() -> list[dict]:
+        tables = [{"current": {"schema": "analytics", "table": name}} for name in ("events", "purchases")]
+        code, output = dbt_process(KILL_HOME, env, "run-operation", "run_steps", "--args", json.dumps({"steps": tables}))
+        assert code == 0, output[-3000:]
+        return [without_runs(printed) for printed in printed_statistics(output)]
+
+    code, output = dbt_process(KILL_HOME, env, "run", *models)
+    assert code == 0, output[-3000:]
+    old = current()
+    for kill_after in (0.5, 2.0):
+        dbt_process(KILL_HOME, env, "run", *models, "--full-refresh", "--vars", json.dumps({"events_day": 4}),
+                    kill_on="dbt_analyze: analytics.purchases: statistics are collected beside the build",
+                    kill_after=kill_after)
+        after_kill = current()
+        code, output = dbt_process(KILL_HOME, env, "run", *models, "--vars", json.dumps({"events_day": 4}),
+                                   "--full-refresh")
+        assert code == 0, output[-3000:]
+        new = current()
+        assert kill_after > 0.5 or new[0] != old[0]  # events: day 4 alone, after day 1
+        for table in range(2):
+            assert after_kill[table] in (old[table], new[table])
+        old = new
