@@ -65,10 +65,12 @@ bench: env java
 	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/bench.py --scale $(SCALE) $(if $(TPCH_SF),--tpch-sf $(TPCH_SF))
 
-# A run's cost against Spark's own ANALYZE, side by side (BENCHMARKS.md, "A run's cost").
+# A run's cost against Spark's own ANALYZE, side by side, then what the post-hook adds to whole
+# builds, each a fresh process (BENCHMARKS.md, "A run's cost").
 bench-cost: env java
 	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/run_cost.py --scale $(SCALE)
+	$(BIN)/python bench/build_cost.py
 
 # Data tests from statistics against the same checks as SQL over the data, TPC-H SF 0.1 and 1 (BENCHMARKS.md).
 bench-tests: env java

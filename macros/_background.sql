@@ -13,9 +13,11 @@
 
 {#- Hands a post-hook's run (_run_analyze's args) to the background workers. -#}
 {% macro _submit_run(relation, model_id, args) %}
-  {%- set workers = dbt_analyze._var('dbt_analyze_background_workers') | int -%}
+  {#- A small table's run is mostly planning on the driver: more workers than cores only queue. -#}
+  {%- set workers = dbt_analyze._var('dbt_analyze_background_workers')
+                    or [4, adapter.dbt_analyze_parallelism() or 1] | min -%}
   {%- do adapter.dbt_analyze_submit(dbt_analyze._statistics_key(relation), model_id, '_run_analyze', {'args': args},
-                                    workers) -%}
+                                    workers | int) -%}
   {{ log('dbt_analyze: ' ~ relation.schema ~ '.' ~ relation.identifier
          ~ ': statistics are collected beside the build', info=True) }}
 {% endmacro %}
@@ -32,9 +34,9 @@
   {{ return((relation.schema ~ '.' ~ relation.identifier) | lower) }}
 {% endmacro %}
 
-{#- The package's on-run-end hook: waits for every background run of the invocation; a run that
-    failed fails the hook (dbt then skips the on-run-end hooks after it), naming its model and
-    the error. Returns the hook's SQL: nothing, or a statement that raises the failures (a
+{#- The package's on-run-end hook (dbt runs it after the project's own): waits for every
+    background run of the invocation; a run that failed fails the hook, naming its model and the
+    error. Returns the hook's SQL: nothing, or a statement that raises the failures (a
     variable's default is evaluated as it is declared; a SELECT's dataframe never runs in a hook). -#}
 {% macro _finish_background_runs() %}
   {%- if not execute or adapter.dbt_analyze_finish_background is not defined -%}{{ return('') }}{%- endif -%}

@@ -22,7 +22,7 @@
     'dbt_analyze_function_rules_file': none,
     'dbt_analyze_compaction_wait_seconds': 10,
     'dbt_analyze_wait': false,
-    'dbt_analyze_background_workers': 2,
+    'dbt_analyze_background_workers': none,
   }) }}
 {% endmacro %}
 

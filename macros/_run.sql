@@ -112,11 +112,7 @@
   {%- endif -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))'
          ~ (' in the same write' if to_scan else ''), info=True) }}
-  {%- set scan_bytes = namespace(total=0) -%}
-  {%- for spec in to_scan -%}
-    {%- set scan_bytes.total = scan_bytes.total + (plan.listing.get(spec) or {}).get('size_bytes', 0) -%}
-  {%- endfor -%}
-  {%- set written = dbt_analyze._run_statistics_write(select, scan_bytes.total) -%}
+  {%- set written = dbt_analyze._run_statistics_write(select, dbt_analyze._runs_interpreted(plan, to_scan)) -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
   {%- set metrics = {'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length,

@@ -12,6 +12,7 @@
 
 {% macro default__analyze_stale(check_only, schema) %}
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
+  {%- do dbt_analyze._await_statistics() -%}
   {%- do dbt_analyze._ensure_storage() -%}
   {%- set where = (' where table_schema = ' ~ dbt_analyze._quote_literal(schema)) if schema else '' -%}
   {%- set analyzed = run_query('select distinct table_schema, table_name from '

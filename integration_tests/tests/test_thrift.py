@@ -322,7 +322,7 @@ def test_the_project_over_thrift(thrift_port):
 
     code, output = dbt(thrift_port, "build", "--vars", "{events_day: 1}")
     assert code == 1, output[-3000:]  # only the three Python models fail
-    assert "Completed with 3 errors" in output and "PASS=25" in output, output[-3000:]  # 24 nodes and the on-run-end hook
+    assert "Completed with 3 errors" in output and "PASS=26" in output, output[-3000:]  # 24 nodes and two on-run-end hooks
     for model in ("order_sizes", "default_format", "pandas_frame"):
         assert f"Python model model.dbt_analyze_integration_tests.{model} needs a Spark session in dbt's process" in output
     assert "this target connects with method 'thrift'" in output
@@ -351,3 +351,27 @@ def test_the_project_over_thrift(thrift_port):
     assert "**Rows** 7" in manifest["nodes"]["model.dbt_analyze_integration_tests.orders"]["description"]
     summary = manifest["nodes"]["model.dbt_analyze_integration_tests.purchases_enriched_summary"]["description"]
     assert "### Estimated statistics (dbt_analyze)" in summary
+
+
+def test_concurrent_builds_over_thrift_lose_nothing(thrift_port):
+    """Two builds at once, one of them with two dbt threads: over Thrift each dbt thread is a Spark
+    session of its own and the post-hooks run in the hook; every model's statistics are there and
+    count its rows."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    builds = [("run", "--select", "purchases", "events", "--threads", "2", "--vars", "{events_day: 7}"),
+              ("run", "--select", "customers", "orders")]
+    with ThreadPoolExecutor(len(builds)) as pool:
+        results = list(pool.map(lambda args: dbt(thrift_port, *args), builds))
+    for code, output in results:
+        assert code == 0, output[-3000:]
+        assert "collected beside the build" not in output
+    tables = ("purchases", "events", "customers", "orders")
+    code, output = steps(thrift_port, *({"current": {"schema": "analytics", "table": table}} for table in tables))
+    assert code == 0, output[-3000:]
+    counted = {}
+    for table, current in zip(tables, printed_statistics(output)):
+        counted[table] = {t["partition_spec"]: t["row_count"] for t in current["table_statistics"]}[""]
+        assert {c["column_name"] for c in current["column_statistics"] if c["partition_spec"] == ""}, table
+    assert counted["purchases"] == "20000" and counted["orders"] == "7"
+    assert int(counted["events"]) >= 100 and int(counted["customers"]) > 0, counted

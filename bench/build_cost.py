@@ -1,0 +1,116 @@
+"""What the post-hook adds to a whole `dbt build`, each build a fresh process as users run it.
+
+    make bench-cost        # runs bench/run_cost.py, then this
+    python bench/build_cost.py --rounds 3
+
+Two projects: bench/cost_project (a dozen small table models) and bench/mart_project (a dozen
+table models over about 1.3M rows, staged, joined and aggregated as a small mart). Each is built
+with no post-hook, with Spark's own `ANALYZE ... FOR ALL COLUMNS` as the post-hook, with
+`analyze()` (statistics beside the build), `analyze(wait=true)` (in the hook) and
+`analyze(sketches='basic')`, at `--threads 1` and `--threads 4`, builds interleaved round by
+round. What a hook adds is the median of its builds less the median of the builds without one.
+Results: bench/out/build_cost.json and the section of BENCHMARKS.md between its markers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECTS = {"cost_project": "12 small table models", "mart_project": "12 table models over 1.3M rows"}
+HOOKS = {1: ("none", "spark", "ours", "wait", "basic"), 4: ("none", "spark", "ours", "wait")}
+LABELS = {"spark": "Spark's ANALYZE", "ours": "`analyze()`", "wait": "`analyze(wait=true)`",
+          "basic": "`analyze(sketches='basic')`"}
+
+
+def build(project: str, threads: int, hook: str, home: Path) -> float:
+    """Seconds of one `dbt build` in a new process (a JVM of its own)."""
+    directory = ROOT / "bench" / project
+    env = {**os.environ, "DBT_ANALYZE_HOME": str(home), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+           "DBT_ANALYZE_LOG4J2": str(ROOT / "integration_tests" / "log4j2.properties"),
+           "DBT_TARGET_PATH": str(home / project / "target"), "DBT_LOG_PATH": str(home / project / "logs")}
+    command = [str(Path(sys.executable).parent / "dbt"), "build", "--threads", str(threads),
+               "--vars", json.dumps({"cost_hook": hook}), "--project-dir", str(directory), "--profiles-dir", str(directory)]
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"dbt build of {project} with hook {hook} failed:\n{done.stdout[-3000:]}")
+    return seconds
+
+
+def measure(rounds: int, home: Path) -> dict:
+    for project in PROJECTS:
+        directory = ROOT / "bench" / project
+        subprocess.run([str(Path(sys.executable).parent / "dbt"), "deps", "--project-dir", str(directory),
+                        "--profiles-dir", str(directory)], check=True, capture_output=True,
+                       env={**os.environ, "DBT_ANALYZE_HOME": str(home), "DBT_TARGET_PATH": str(home / project / "target"),
+                            "DBT_LOG_PATH": str(home / project / "logs")})
+        build(project, 1, "ours", home)  # the tables and the statistics storage exist before the rounds
+    seconds: dict = {}
+    for round_number in range(rounds):
+        for project in PROJECTS:
+            for threads, hooks in HOOKS.items():
+                for hook in hooks:
+                    took = build(project, threads, hook, home)
+                    seconds.setdefault(project, {}).setdefault(str(threads), {}).setdefault(hook, []).append(took)
+                    print(f"[{time.strftime('%H:%M:%S')}] round {round_number + 1}: {project} threads {threads} {hook} {took:.1f} s",
+                          flush=True)
+    report = {}
+    for project, by_threads in seconds.items():
+        for threads, by_hook in by_threads.items():
+            baseline = statistics.median(by_hook["none"])
+            report.setdefault(project, {})[threads] = {
+                hook: {"seconds": statistics.median(runs), "runs": runs, "added": statistics.median(runs) - baseline}
+                for hook, runs in by_hook.items()}
+    return report
+
+
+def markdown(report: dict, options, date: str) -> str:
+    lines = ["<!-- build_cost:start -->",
+             f"### What the post-hook adds to `dbt build` (`python bench/build_cost.py --rounds {options.rounds}`, {date}, "
+             f"2 cores, each build a fresh process, medians, interleaved)", "",
+             "| project | threads | no hook (s) | hook | build (s) | adds (s) | against what Spark's ANALYZE hook adds |",
+             "|---|---:|---:|---|---:|---:|---:|"]
+    for project, by_threads in report.items():
+        for threads, by_hook in by_threads.items():
+            spark_added = by_hook["spark"]["added"]
+            for hook in (h for h in HOOKS[int(threads)] if h != "none"):
+                ratio = f"{by_hook[hook]['added'] / spark_added:.2f}x" if spark_added > 0 else ""
+                lines.append(f"| {PROJECTS[project]} | {threads} | {by_hook['none']['seconds']:.1f} | {LABELS[hook]} "
+                             f"| {by_hook[hook]['seconds']:.1f} | {by_hook[hook]['added']:.1f} | {ratio} |")
+    lines += ["", "<!-- build_cost:end -->"]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    options = parser.parse_args()
+    home = options.out / "build_cost"
+    home.mkdir(parents=True, exist_ok=True)
+    report = measure(options.rounds, home)
+    date = time.strftime("%Y-%m-%d")
+    (options.out / "build_cost.json").write_text(json.dumps({"date": date, "projects": report}, indent=1))
+    section = markdown(report, options, date)
+    path = ROOT / "BENCHMARKS.md"
+    text = path.read_text()
+    if "<!-- build_cost:start -->" in text:
+        text = (text[:text.index("<!-- build_cost:start -->")] + section
+                + text[text.index("<!-- build_cost:end -->") + len("<!-- build_cost:end -->"):])
+    else:
+        text = text.rstrip() + "\n\n" + section + "\n"
+    path.write_text(text)
+    print(section)
+
+
+if __name__ == "__main__":
+    main()
