@@ -24,6 +24,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import datasets  # noqa: E402
 PROJECTS = {"cost_project": "12 small table models", "mart_project": "12 table models over 1.3M rows"}
 HOOKS = {1: ("none", "spark", "ours", "wait", "basic"), 4: ("none", "spark", "ours", "wait")}
 LABELS = {"spark": "Spark's ANALYZE", "ours": "`analyze()`", "wait": "`analyze(wait=true)`",
@@ -101,14 +104,7 @@ def main() -> None:
     date = time.strftime("%Y-%m-%d")
     (options.out / "build_cost.json").write_text(json.dumps({"date": date, "projects": report}, indent=1))
     section = markdown(report, options, date)
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text()
-    if "<!-- build_cost:start -->" in text:
-        text = (text[:text.index("<!-- build_cost:start -->")] + section
-                + text[text.index("<!-- build_cost:end -->") + len("<!-- build_cost:end -->"):])
-    else:
-        text = text.rstrip() + "\n\n" + section + "\n"
-    path.write_text(text)
+    datasets.write_section("build_cost", section)
     print(section)
 
 

@@ -103,3 +103,13 @@ def bench_session(out: Path):
     spark = new_spark_session(HOME, **{"spark.driver.memory": "4g"})
     assert run_dbt("deps").success
     return spark
+
+
+def write_section(name: str, section: str, path: Path = Path(__file__).resolve().parents[1] / "BENCHMARKS.md") -> None:
+    """Puts ``section`` (which starts with ``<!-- name:start -->`` and ends with ``<!-- name:end -->``)
+    in place of the report's section of that name, or at its end."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    text = path.read_text()
+    text = (text[:text.index(start)] + section + text[text.index(end) + len(end):]) if start in text \
+        else text.rstrip() + "\n\n" + section + "\n"
+    path.write_text(text)

@@ -266,13 +266,7 @@ def main() -> None:
     report.update({"date": time.strftime("%Y-%m-%d"), "scale": options.scale, "mixed_rows": int(2_000_000 * options.scale)})
     (options.out / "run_cost.json").write_text(json.dumps(report, indent=1))
     section = markdown(report, options)
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text()
-    if "<!-- run_cost:start -->" in text:
-        text = text[:text.index("<!-- run_cost:start -->")] + section + text[text.index("<!-- run_cost:end -->") + len("<!-- run_cost:end -->"):]
-    else:
-        text = text.rstrip() + "\n\n" + section + "\n"
-    path.write_text(text)
+    datasets.write_section("run_cost", section)
     print(section)
 
 

@@ -97,10 +97,7 @@ def main() -> None:
               "scale_factors": [measure(spark, sf, options.out, options.rounds) for sf in options.scale_factors]}
     (options.out / "statistics_tests.json").write_text(json.dumps(report, indent=1))
     section = markdown(report)
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text()
-    text = (text[:text.index(START)] + section + text[text.index(END) + len(END):]) if START in text else text.rstrip() + "\n\n" + section + "\n"
-    path.write_text(text)
+    datasets.write_section("statistics_tests", section)
     print(section)
 
 
