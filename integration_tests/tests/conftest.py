@@ -118,7 +118,8 @@ def ensure_deps() -> None:
 # which a whole-project build running beside it would pick up.
 SHARED_GROUPS = {"test_project.py": "project", "test_project_docs.py": "project"}
 # The longest modules, handed out first so that none of them starts last.
-LONGEST_FIRST = ["test_thrift.py", "test_kill.py", "test_project.py", "test_project_docs.py", "test_first_command.py", "test_transfer.py",
+LONGEST_FIRST = ["test_thrift.py", "test_kill.py", "test_background.py", "test_project.py", "test_project_docs.py",
+                 "test_first_command.py", "test_transfer.py",
                  "test_faults.py", "test_incremental.py", "test_merge_property.py"]
 
 
