@@ -38,8 +38,9 @@
     {%- do options.update({'full': true}) -%}
   {%- endif -%}
   {%- do options.update({'relation': this}) -%}
-  {%- set wait = wait if wait is not none else options.pop('wait', none) -%}
-  {%- do options.pop('wait', none) -%}
+  {#- wait is the hook's, not the run's: the keyword argument, else the model's config. -#}
+  {%- set configured_wait = options.pop('wait', none) -%}
+  {%- set wait = wait if wait is not none else configured_wait -%}
   {%- if dbt_analyze._runs_beside_the_build(wait) -%}
     {#- The request's own checks here, so that a bad option fails the model, not the build's end. -#}
     {%- do dbt_analyze._build_request(options) -%}
