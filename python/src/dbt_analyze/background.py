@@ -37,7 +37,6 @@ class BackgroundRuns:
     """A pool of ``workers`` threads and the runs handed to it, by table key."""
 
     def __init__(self, workers: int) -> None:
-        self.workers = workers
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dbt_analyze_background")
         self._lock = threading.Lock()
         self._latest: dict[str, Future] = {}  # each table's last submitted run
@@ -62,10 +61,6 @@ class BackgroundRuns:
             return run()
         finally:
             _CURRENT.key = None
-
-    def pending(self) -> int:
-        with self._lock:
-            return sum(not future.done() for _, future in self._submitted)
 
     def wait(self, key: str | None = None) -> None:
         """Until the pending run of ``key`` (every pending run: None) has ended, however it ended."""
