@@ -19,10 +19,10 @@
 {#- The statistics write: a run's one INSERT. Its shuffles carry little (partial aggregates keyed
     by partition, states keyed by column), so on session connections it runs without adaptive
     execution, which makes a job of each of its stages and plans again between them, and with a
-    shuffle partition per core (BENCHMARKS.md, "The write without adaptive execution"). Over
+    shuffle partition per core (docs/decisions/statistics-write-settings.md). Over
     Thrift the server's settings hold. A session runs the SELECT in two halves where select.in_two
     (the merged groups held in memory, then the rows with their arrays derived from them): Spark
-    analyzes each half against a smaller plan (BENCHMARKS.md, "The write in two halves"). Returns
+    analyzes each half against a smaller plan (docs/decisions/write-in-two-halves.md). Returns
     what the run itself stored ([rows, bytes, sketch_bytes, truncated]: _own_numbers) as Spark took it while
     writing (session connections), else none (read it then). -#}
 {% macro _run_statistics_write(select, interpreted=false) %}

@@ -5,7 +5,7 @@
   Rewrites the statistics tables into few files; every row stays. Each run appends a file or more
   to every table it writes, and each run reads all files of its table's bucket of
   statistics_history and analyze_run_events: after thousands of runs of a table, planning and
-  merging slow down (BENCHMARKS.md).
+  merging slow down (docs/decisions/storage-bucketed-by-table.md).
   While it works, runs and the other operations refuse to start (a block on the tables); it does
   not start while a run started in the last `running_minutes` has not finished. A compaction cut
   off halfway is finished by the next one.

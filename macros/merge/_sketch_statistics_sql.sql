@@ -1,5 +1,5 @@
 {#- Readers of the merged sketches: values of KLL rendered back in the column's type, constant ranks,
-    and the merged top values (_merge_sql.sql uses them). -#}
+    and the merged top values (_merged_rows_sql and _statistics_rows_sql use them). -#}
 
 {#- The SQL that renders a KLL value (a double) back as a value of the column's type. -#}
 {% macro _from_quantile_sql(x, data_type) %}

@@ -197,7 +197,7 @@
     tasks as Spark has cores (by default, a task per 32 small files or per 128 MB: 126 tasks for
     2,000 partitions' files, or 8,000 for a terabyte); and a local directory's subdirectories are
     listed by the driver, where Spark would list more than 32 in a job of a task each
-    (BENCHMARKS.md, "Design measurements"). An object store keeps that job. -#}
+    (docs/decisions/file-listing-by-python.md). An object store keeps that job. -#}
 {% macro _listing_settings(branches) %}
   {%- set settings = {'spark.sql.files.maxPartitionBytes': 1125899906842624} -%}
   {%- set local = namespace(all=branches | length > 0) -%}

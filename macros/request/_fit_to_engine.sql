@@ -21,7 +21,7 @@
 
 {#- Spark keeps 100 generated classes by default (spark.sql.codegen.cache.maxEntries, a static
     setting). A run generates about 150, so each run evicts the previous run's classes and compiles
-    them again (BENCHMARKS.md, "Compiled classes"). Said once per dbt process when the engine
+    them again (docs/decisions/compiled-classes.md). Said once per dbt process when the engine
     keeps fewer than 1,000. -#}
 {% macro _hint_codegen_cache() %}
   {%- if adapter.dbt_analyze_first_time is defined and adapter.dbt_analyze_first_time('codegen_cache_hint') -%}

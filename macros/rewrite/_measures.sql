@@ -3,7 +3,7 @@
   `_measure_<name>(column_sql, category)` that returns the aggregate expression for a column of
   that type category, or none when the measure does not apply (its state field is then NULL);
   each sketch measure is its per-row input and its aggregate (_sketch_input, _sketch_aggregate).
-  Every table-level statistic is derived from these fields (see merge/_merge_sql.sql).
+  Every table-level statistic is derived from these fields (see merge/_merged_rows_sql.sql).
 
   category  | count min/max len  true/false sum/m2 hll kll top-k
   boolean   |   ✓     ✓           ✓                ✓         (its true/false counts, exact)
