@@ -37,7 +37,7 @@ QUICK_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
 def pytest_configure(config):
     """Every JVM of the suite (the workers' Spark, dbt processes, the Thrift server) runs small
     data through many different plans: much of its CPU went to the JIT's optimizing compiler, so
-    the quick one compiles alone (BENCHMARKS.md, "The test suite's time"). Its code is never
+    the quick one compiles alone (docs/decisions/test-suite-jvm.md). Its code is never
     replaced, so it needs a tiered JVM's code cache (its own 48 MB fills: "Out of space in
     CodeCache"). Set here, not on import: the benchmarks import this module and time warm
     sessions, where the optimizing compiler pays for itself."""

@@ -62,7 +62,7 @@ def test_states_whose_top_k_sketch_holds_text_are_scanned_again(spark, exported)
     state = next(r for r in document["tables"][0]["rows"]["partition_states"] if r["column_name"] == "d")
     partition = state["partition_spec"].split("=")[1]
     # grouped, not filtered: Hive's metastore may refuse a filter on an int partition column in a
-    # session that has made many partitions (BENCHMARKS.md, "A metastore that cannot take ...")
+    # session that has made many partitions (docs/decisions/partition-values-beside-the-spec.md)
     as_text = next(r["sketch"] for r in rows(spark, "select p, to_json(cast(approx_top_k_accumulate(cast(d as string), 256) as"
                                                     " struct<sketch:binary,maxItemsTracked:int,itemDataType:string,itemDataTypeDDL:string>))"
                                                     " as sketch from analytics.moved group by p") if str(r["p"]) == partition)

@@ -95,7 +95,7 @@ def test_a_long_list_of_common_values_comes_out_of_the_bins_a_scan_of_every_bin_
 
 
 def test_ranges_where_heavy_values_sit_among_rare_ones_take_the_rest_from_what_the_bins_leave():
-    """Zipf(1.1) frequencies over 20,000 ranks scattered over 0..200,002 (#42's zipf_scattered, at a
+    """Zipf(1.1) frequencies over 20,000 ranks scattered over 0..200,002 (ESTIMATION.md's zipf_scattered, at a
     tenth): about 700 common values hold three quarters of the rows, inside bins of rare values.
     Ranges 5% and 50% wide against exact counts. Taking each common value's rows out of the bins
     that hold it, each bin keeping a row per other value, left p95s of 1.025 and 1.005 here."""

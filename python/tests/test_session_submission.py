@@ -41,7 +41,7 @@ def test_a_python_model_over_thrift_fails_with_a_reason():
 
 def test_statements_run_at_once_only_in_a_session():
     """Elsewhere (Thrift) the package's macros run them one by one through dbt's connection."""
-    from dbt_analyze.adapter_methods import dbt_analyze_run_concurrently
+    from dbt_analyze.statements import dbt_analyze_run_concurrently
 
     assert dbt_analyze_run_concurrently(adapter_for(SparkConnectionMethod.THRIFT), ["select 1"]) is False
 

@@ -30,6 +30,9 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, Callable
 
+from dbt_analyze.session_submission import adapter_spark, is_session
+from dbt_analyze.statements import spark_error_line
+
 _CURRENT = threading.local()  # the key of the run a worker thread is running
 
 
@@ -92,8 +95,6 @@ def error_line(error: BaseException) -> str:
     >>> error_line(Exception("An error occurred\\n: [TABLE_OR_VIEW_NOT_FOUND] The table `t` cannot be found.\\n\\tat ..."))
     '[TABLE_OR_VIEW_NOT_FOUND] The table `t` cannot be found.'
     """
-    from dbt_analyze.adapter_methods import spark_error_line
-
     own = (line.strip() for line in str(error).splitlines() if line.strip().startswith("dbt_analyze:"))
     return next(own, None) or spark_error_line(error)
 
@@ -114,3 +115,49 @@ def background_runs(workers: int) -> BackgroundRuns:
 
 def current_runs() -> BackgroundRuns | None:
     return _RUNS
+
+
+# The adapter methods of this concept (registered by dbt_analyze.adapter_methods).
+
+
+def dbt_analyze_submit(adapter: Any, key: str, model: str, macro_name: str, kwargs: dict[str, Any],
+                       workers: int) -> bool:
+    """Hands ``macro_name(**kwargs)`` (the package's macro: a post-hook's statistics run) to the
+    process's background workers (see :mod:`dbt_analyze.background`) and returns True at once;
+    False, with nothing run, when the connection is not dbt-spark's in-process session (over
+    Thrift each dbt thread is a Spark session of its own: the hook runs where it is)."""
+    if not is_session(adapter):
+        return False
+
+    def run() -> None:
+        from dbt.adapters.events.logging import AdapterLogger
+
+        try:
+            with adapter.connection_named(f"dbt_analyze {model}"):
+                # Spark's FAIR scheduler (spark.scheduler.mode FAIR) gives the build's jobs their share
+                # beside the statistics' pool; under FIFO, the default, this is only a label.
+                adapter_spark(adapter).sparkContext.setLocalProperty("spark.scheduler.pool", "dbt_analyze")
+                adapter.execute_macro(macro_name, project="dbt_analyze", kwargs=kwargs)
+        except Exception as error:
+            logger = AdapterLogger("dbt_analyze")
+            logger.error(f"dbt_analyze: the statistics run of {model} failed: {error_line(error)}")
+            logger.debug(f"dbt_analyze: the statistics run of {model} failed: {error!r}\n{error}")
+            raise
+
+    background_runs(workers).submit(key, model, run)
+    return True
+
+
+def dbt_analyze_await(adapter: Any, key: str | None = None) -> str:
+    """Waits for the pending background run of ``key`` (``schema.table``, lower case), or of every
+    table (None): a reader of statistics reads this build's, never the previous build's."""
+    runs = current_runs()
+    if runs is not None:
+        runs.wait(key)
+    return ""
+
+
+def dbt_analyze_finish_background(adapter: Any) -> list[dict[str, str]]:
+    """Waits for every background run; the failures since the last call ({model, error})."""
+    runs = current_runs()
+    return runs.finish() if runs is not None else []

@@ -17,7 +17,9 @@ unknown (None), and every estimate carries its accuracy and the analyzed columns
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+import json
+from pathlib import Path
+from typing import Any, Optional
 
 import sqlglot
 from sqlglot.errors import SqlglotError
@@ -158,3 +160,33 @@ def estimate_models(models: list[dict], statistics: list[dict], rules: FunctionR
     for model in models:
         visit(model, ())
     return rows, messages
+
+
+# The adapter methods of this concept (registered by dbt_analyze.adapter_methods).
+
+
+def dbt_analyze_estimate_statistics(adapter: Any, payload_json: str) -> str:
+    """payload: models (unique_id, schema, name, package_name, original_file_path, depends_on),
+    statistics, rules (a mapping), rules_file, accuracy. Returns {rows, messages} as JSON."""
+    payload = json.loads(payload_json)
+    compiled_root = Path(adapter.config.project_root) / adapter.config.target_path / "compiled"
+    models = []
+    for model in payload["models"]:
+        path = compiled_root / model["package_name"] / model["original_file_path"]
+        sql = path.read_text(encoding="utf-8") if path.is_file() else None
+        models.append({**model, "sql": sql, "columns": _described_columns(adapter, sql) if sql else None})
+    extra = [Path(adapter.config.project_root) / payload["rules_file"]] if payload.get("rules_file") else []
+    extra += [payload["rules"]] if payload.get("rules") else []
+    rules = FunctionRules.load(extra, payload.get("accuracy") or "medium")
+    rows, messages = estimate_models(models, payload.get("statistics", []), rules)
+    return json.dumps({"rows": rows, "messages": messages})
+
+
+def _described_columns(adapter: Any, sql: str) -> list[str] | None:
+    """The names of a query's columns as Spark gives them (DESCRIBE QUERY analyzes it, runs
+    nothing), or None when Spark cannot resolve it (an input not built yet)."""
+    try:
+        _, table = adapter.execute(f"describe query {sql.strip().rstrip(';')}", fetch=True)
+    except Exception:  # noqa: BLE001 - the estimator then names the columns itself
+        return None
+    return [row[0] for row in table]

@@ -32,6 +32,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from dbt_analyze.session_submission import is_session
+
 
 def hidden(name: str, directory: bool = False) -> bool:
     """Whether Spark's file index leaves out a file (or a directory) of this name.
@@ -88,3 +90,10 @@ def list_files(branches: list[dict[str, Any]]) -> list[tuple] | None:
                 totals[1] += status.st_size
                 totals[2] = max(totals[2], status.st_mtime_ns // 1_000_000)
     return [(index, spec, count, size, str(newest * 1000)) for (index, spec), (count, size, newest) in found.items()]
+
+
+# The adapter methods of this concept (registered by dbt_analyze.adapter_methods).
+
+
+def dbt_analyze_list_files(adapter: Any, branches: list[dict[str, Any]]) -> list[tuple] | None:
+    return list_files(branches) if is_session(adapter) else None

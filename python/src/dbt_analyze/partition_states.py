@@ -128,3 +128,16 @@ def partition_status(partitions: Iterable[str], listing: dict[str, dict], states
 def _count(value: Any) -> int:
     """A count as the states read gives it (an int on a session, a Decimal through agate; null as 0)."""
     return int(value or 0)
+
+
+# The adapter methods of this concept (registered by dbt_analyze.adapter_methods).
+
+
+def dbt_analyze_read_states(adapter: Any, tables: list, rows: list) -> dict[str, list]:
+    return read_states(tables, rows)
+
+
+def dbt_analyze_partition_status(adapter: Any, partitions: list, listing: dict, states: dict, types: dict,
+                                 native_top_k: list, sketches: str = "basic",
+                                 top_k_tracked: dict | None = None) -> dict[str, str]:
+    return partition_status(partitions, listing, states, types, native_top_k, sketches, top_k_tracked)

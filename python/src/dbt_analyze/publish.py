@@ -3,7 +3,7 @@
 Spark refuses ``spark.sql.statistics.*`` table properties from SQL, so the values go in through
 the JVM catalog API (``SessionCatalog.alterTableStats``) of the SparkSession that lives in dbt's
 own process (dbt-spark ``method: session``). The package's macros call it as
-``adapter.dbt_analyze_publish_statistics(payload_json)`` (see :mod:`dbt_analyze.adapter_methods`);
+``adapter.dbt_analyze_publish_statistics(payload_json)`` (below);
 on other connections that call answers with the reason it cannot publish, and the macros fall back.
 
 A payload (what the macros send; min/max as Spark's external strings, bins as doubles)::
@@ -16,9 +16,11 @@ A payload (what the macros send; min/max as Spark's external strings, bins as do
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List, Optional
 
 from dbt_analyze.selectivity import bins_around
+from dbt_analyze.session_submission import adapter_spark, is_session
 
 
 def column_stat_map(column: Dict[str, Any], histogram: Optional[str]) -> Dict[str, str]:
@@ -100,3 +102,13 @@ def _catalog_statistics(jvm: Any, payload: Dict[str, Any], column_stats: Any) ->
     cls = jvm.java.lang.Class.forName("org.apache.spark.sql.catalyst.catalog.CatalogStatistics")
     constructor = next(c for c in cls.getConstructors() if c.getParameterCount() == 3)
     return constructor.newInstance(arguments)
+
+
+# The adapter methods of this concept (registered by dbt_analyze.adapter_methods).
+
+
+def dbt_analyze_publish_statistics(adapter: Any, payload_json: str) -> str:
+    if not is_session(adapter):
+        return "not a session connection"
+    publish_statistics(adapter_spark(adapter), json.loads(payload_json))
+    return "published"

@@ -82,7 +82,7 @@ def range_share(column, stats: ColumnStats, low: Any, high: Any, include_low: bo
 # How far around a value an equality estimate looks, as a share of the rows (3 bins each side of
 # 254). A bin's distinct count is itself an estimate (from the column's NDV and a quantile grid),
 # and its bounds are KLL quantiles (k 16000: within 0.02% of the rows); the mean over the bins
-# around the value evens out both (BENCHMARKS.md, "Design measurements").
+# around the value evens out both (docs/decisions/kll-k.md).
 EQUALITY_WINDOW = 0.01
 
 

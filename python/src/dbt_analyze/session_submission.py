@@ -186,3 +186,15 @@ def profile_spark_session(credentials: Any) -> Any:
 
 
 _SESSION: Any = None
+
+
+def adapter_spark(adapter: Any) -> Any:
+    """The SparkSession of dbt-spark's session connection (see ``profile_spark_session``)."""
+    return profile_spark_session(adapter.config.credentials)
+
+
+# The adapter methods of this concept (registered by dbt_analyze.adapter_methods).
+
+
+def dbt_analyze_is_session(adapter: Any) -> bool:
+    return is_session(adapter)

@@ -1,0 +1,286 @@
+"""Spark statements beside dbt's connection: several at once, an insert observed as it writes,
+probes whose error is the answer, and a count of every statement a dbt thread sends.
+
+The macros send most statements through dbt's connection (``run_query``). Where a run gains by
+sending them otherwise (independent reads at once, a write that measures its own rows) they call
+these methods; on connections that cannot (Thrift), the methods answer so and the macros fall
+back to ``run_query``.
+
+>>> missing_path(Exception("[PATH_NOT_FOUND] Path does not exist: file:/data/t. SQLSTATE: 42K03"))
+'file:/data/t'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from dbt_analyze.session_submission import adapter_spark, is_session
+
+
+def _statement_error(error: Exception, sql: str) -> Exception:
+    """A failed statement's error as dbt reports a database error, with the statement's start."""
+    from dbt_common.exceptions import DbtDatabaseError
+
+    return DbtDatabaseError(f"{error}\n(in: {' '.join(sql.split())[:300]})")
+
+
+_PATH_NOT_FOUND = re.compile(r"\[PATH_NOT_FOUND\] Path does not exist: (.+?)\. SQLSTATE")
+
+
+def missing_path(error: BaseException) -> str | None:
+    """The path Spark's error names as not existing (``PATH_NOT_FOUND``), as the query gave it:
+    from PySpark's error condition, else (a Thrift server's) from the error's text.
+
+    >>> missing_path(Exception("[PATH_NOT_FOUND] Path does not exist: file:/data/t. SQLSTATE: 42K03"))
+    'file:/data/t'
+    >>> missing_path(Exception("[TABLE_OR_VIEW_NOT_FOUND] ...")) is None
+    True
+    """
+    if callable(getattr(error, "getCondition", None)):
+        return (error.getMessageParameters() or {}).get("path") if error.getCondition() == "PATH_NOT_FOUND" else None
+    found = _PATH_NOT_FOUND.search(str(error))
+    return found.group(1) if found else None
+
+
+def dbt_analyze_run_concurrently(adapter: Any, statements: list[str], missing_paths: bool = False,
+                                 settings: list[dict[str, Any]] | None = None) -> list[Any] | bool:
+    """Runs statements that do not depend on each other (a merge's inserts, each into its own
+    table, all reading one cached view; a plan's reads) at the same time in the session's Spark,
+    and returns each statement's rows, in the statements' order. On the small inputs of a run a
+    statement's time is mostly planning, job start and file commit, which overlap; Spark
+    schedules the jobs' tasks side by side. Every statement runs to its end; then the first
+    failure is raised. False (nothing run) when the connection is not a session.
+
+    With ``missing_paths`` (file listings: Spark reads a table whose directory is gone as empty,
+    but its ``binaryFile`` source stops at the path), a statement stopped at a missing path gives
+    ``{"missing_path": path}`` instead of rows, and on other connections (Thrift) the statements
+    run one by one through dbt's connection, so that the macros can list again without it.
+
+    ``settings``, one dict per statement (a file listing's: how Spark lists directories and splits
+    files; the statistics write's: how it shuffles), hold for that statement alone: a session runs
+    it in a session of its own (``newSession``: the same application, its own settings), so that
+    no other dbt thread's query meanwhile sees them. Each session caches the tables it read with
+    their file lists, which the other's writes do not refresh: the session of its own forgets them
+    before the statement, the main session after it (but for a file listing). Over Thrift, whose session is the
+    connection's own, they are SET before a file listing and RESET after; other statements with
+    settings run there as the server is set (False)."""
+    def outcome(run: Any, sql: str) -> Any:
+        """The statement's rows, {"missing_path": path}, or its error."""
+        try:
+            return run(sql)
+        except Exception as error:  # noqa: BLE001 - raised below, after the others have finished
+            path = missing_path(error) if missing_paths else None
+            return {"missing_path": path} if path else error
+
+    settings = list(settings or []) + [{}] * (len(statements) - len(settings or []))
+    session = is_session(adapter)
+    if session:
+        from dbt.adapters.events.logging import AdapterLogger
+
+        spark = adapter_spark(adapter)
+        logger = AdapterLogger("dbt_analyze")
+
+        at_once = f" at once with {len(statements) - 1} other statement(s)" if len(statements) > 1 else ""
+
+        for _ in statements:
+            count_statement()  # in the calling thread, whose run counts them
+
+        def run(sql: str, own_settings: dict[str, Any]) -> list[tuple]:
+            with_settings = f" with {json.dumps(own_settings)}" if own_settings else ""
+            logger.debug(f"dbt_analyze: running{at_once}{with_settings}:\n{sql}")
+            # A file listing reads paths and writes nothing: the main session may keep its tables.
+            return _in_session(spark, own_settings, lambda session: [tuple(row) for row in session.sql(sql).collect()],
+                               forget_after=not missing_paths)
+
+        with ThreadPoolExecutor(max_workers=len(statements) or 1, thread_name_prefix="dbt_analyze") as pool:
+            results = list(pool.map(lambda sql, own: outcome(lambda text: run(text, own), sql), statements, settings))
+    elif missing_paths:
+        def run_with(sql: str, own_settings: dict[str, Any]) -> list[tuple]:
+            for key, value in own_settings.items():
+                adapter.execute(f"set {key}={value}")
+            try:
+                return [tuple(row) for row in adapter.execute(sql, fetch=True)[1].rows]
+            finally:
+                for key in own_settings:
+                    adapter.execute(f"reset {key}")
+
+        results = [outcome(lambda text: run_with(text, own), sql) for sql, own in zip(statements, settings)]
+    else:
+        return False
+    errors = [(sql, found) for sql, found in zip(statements, results) if isinstance(found, Exception)]
+    if errors:
+        sql, error = errors[0]
+        raise _statement_error(error, sql) if session else error  # dbt's connection raised dbt's own error
+    return results
+
+
+def dbt_analyze_insert_observed(adapter: Any, relation: str, select: dict[str, Any], measures: dict[str, str],
+                                settings: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """Inserts the rows of ``select["sql"]`` into ``relation`` (as ``insert into relation select ...``)
+    and returns ``measures`` ({name: aggregate SQL over those rows}) as Spark computed them while it
+    wrote the rows (an ``Observation``): what a read of the rows after the write would give, without
+    that read. ``settings`` hold for this statement alone, as in ``dbt_analyze_run_concurrently``.
+    With ``select["in_two"]``, the same SELECT runs in its two halves: the rows of merged_sql are
+    held in memory first (a local checkpoint) as the temporary view merged_view that rows_sql reads,
+    and rows_sql is inserted: Spark analyzes each half against its own plan, not the whole SELECT
+    at every pass of its analyzer (``select``: _statistics_select_sql's dict).
+    {} when the rows are written but Spark has not handed over the measures (it does as the write
+    ends), and None, with nothing run, when the connection is not a session: the macros read."""
+    if not is_session(adapter):
+        return None
+    from dbt.adapters.events.logging import AdapterLogger
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    in_two = bool(select.get("in_two"))
+    sql = f"insert into {relation}\n{select['sql']}"
+    AdapterLogger("dbt_analyze").debug(f"dbt_analyze: running with {json.dumps(settings or {})}, observing"
+                                       f" {json.dumps(measures)}"
+                                       f"{' in two halves' if in_two else ''}:\n{sql}")
+    observation = Observation("dbt_analyze")
+
+    def insert(session: Any) -> None:
+        observed = [F.expr(expression).alias(name) for name, expression in measures.items()]
+        rows_sql = select["sql"]
+        if in_two:
+            count_statement()
+            merged = session.sql(select["merged_sql"]).localCheckpoint(eager=True)
+            merged.createOrReplaceTempView(select["merged_view"])
+            rows_sql = select["rows_sql"]
+        try:
+            count_statement()
+            session.sql(rows_sql).observe(observation, *observed).write.insertInto(relation)
+        finally:
+            if in_two:
+                session.catalog.dropTempView(select["merged_view"])
+
+    try:
+        _in_session(adapter_spark(adapter), settings or {}, insert)
+    except Exception as error:  # noqa: BLE001 - raised as dbt reports a database error
+        raise _statement_error(error, sql) from error
+    try:
+        handed_over = observation._jo.future().isCompleted()
+    except Exception:  # noqa: BLE001 - a Spark whose Observation has no future: its get waits for them
+        handed_over = True
+    return dict(observation.get) if handed_over else {}
+
+
+def _in_session(spark: Any, settings: dict[str, Any], action: Any, forget_after: bool = True) -> Any:
+    """``action(session)``: in ``spark`` itself, or with ``settings`` in a session of its own
+    (``_session_with``), which forgets the tables it read before, and ``spark`` after
+    (``forget_after``): each session caches tables with their file lists, which the other's writes
+    do not refresh."""
+    if not settings:
+        return action(spark)
+    own = _session_with(spark, settings)
+    _forget_tables(own)
+    try:
+        return action(own)
+    finally:
+        if forget_after:
+            _forget_tables(spark)
+
+
+_SETTINGS_SESSIONS: dict[str, Any] = {}
+
+
+_SETTINGS_LOCK = threading.Lock()
+
+
+def _session_with(spark: Any, settings: dict[str, Any]) -> Any:
+    """A session of ``spark``'s application with ``spark``'s settings plus ``settings``: made
+    once per process and settings, its settings brought up to date with ``spark``'s each time
+    (dbt's connection sets some at run time, as ANSI mode)."""
+    key = json.dumps(settings, sort_keys=True)
+    with _SETTINGS_LOCK:
+        session = _SETTINGS_SESSIONS.get(key)
+        if session is None:
+            session = _SETTINGS_SESSIONS[key] = spark.newSession()
+        own = session.conf.getAll
+        for name, value in spark.conf.getAll.items():
+            if own.get(name) != value and name not in settings and session.conf.isModifiable(name):
+                session.conf.set(name, value)
+        for name, value in settings.items():
+            session.conf.set(name, str(value))
+    return session
+
+
+def _forget_tables(spark: Any) -> None:
+    """Drops the session's cached table relations (and their file lists): its next read of a
+    table resolves it and lists its files anew."""
+    spark._jsparkSession.sessionState().catalog().invalidateAllCachedTables()
+
+
+_SPARK_ERROR = re.compile(r"\[[A-Z][A-Z_.]*\][^\n]*")
+
+
+def spark_error_line(error: BaseException) -> str:
+    """The first line of the Spark error inside ``error`` (``[CONDITION] message``), else its text's first line.
+
+    >>> spark_error_line(Exception("Runtime Error\\n  An error occurred while calling o1.sql.\\n: [KLL_INVALID_INPUT_SKETCH_BUFFER] Invalid call.\\n\\tat ..."))
+    '[KLL_INVALID_INPUT_SKETCH_BUFFER] Invalid call.'
+    """
+    text = str(error)
+    found = _SPARK_ERROR.search(text)
+    return (
+        found.group(0).strip()
+        if found
+        else next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
+    )
+
+
+def dbt_analyze_query_error(adapter: Any, sql: str) -> str:
+    """Runs ``sql`` through dbt's connection and returns '' or the Spark error that stopped it, so
+    a macro can refuse input with a message of its own (an imported document whose rows do not
+    read as statistics) instead of a stack trace."""
+    try:
+        adapter.execute(sql, fetch=True)
+    except Exception as error:  # noqa: BLE001 - the error is the answer
+        return spark_error_line(error)
+    return ""
+
+
+def dbt_analyze_query_rows(adapter: Any, sql: str) -> dict[str, Any]:
+    """Runs ``sql`` through dbt's connection: ``{"rows": [...]}``, or ``{"error": line}`` when Spark
+    refuses it, so that a macro can take a missing table for an answer in one statement."""
+    try:
+        _, table = adapter.execute(sql, fetch=True)
+    except Exception as error:  # noqa: BLE001 - the error is the answer
+        return {"error": spark_error_line(error)}
+    return {"rows": [tuple(row) for row in table.rows]}
+
+
+_SENT = threading.local()
+
+
+def count_statement() -> None:
+    _SENT.count = getattr(_SENT, "count", 0) + 1
+
+
+def dbt_analyze_statements(adapter: Any) -> int:
+    """Spark statements sent by this thread so far: dbt's own (``add_query``) and the library's.
+
+    >>> before = dbt_analyze_statements(None); count_statement(); dbt_analyze_statements(None) - before
+    1
+    """
+    return getattr(_SENT, "count", 0)
+
+
+def count_dbt_statements() -> None:
+    """Counts every statement dbt's connection sends (``run_query``, ``adapter.execute``)."""
+    from dbt.adapters.spark.connections import SparkConnectionManager
+
+    if getattr(SparkConnectionManager.add_query, "_dbt_analyze_counts", False):
+        return
+    add_query = SparkConnectionManager.add_query
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        count_statement()
+        return add_query(self, *args, **kwargs)
+
+    counted._dbt_analyze_counts = True  # type: ignore[attr-defined]
+    SparkConnectionManager.add_query = counted
