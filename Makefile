@@ -66,7 +66,7 @@ bench: env java
 	$(BIN)/python bench/bench.py --scale $(SCALE) $(if $(TPCH_SF),--tpch-sf $(TPCH_SF))
 
 # A run's cost against Spark's own ANALYZE, side by side, then what the post-hook adds to whole
-# builds, each a fresh process (BENCHMARKS.md, "A run's cost").
+# builds, each a fresh process (BENCHMARKS.md, "What a run costs").
 bench-cost: env java
 	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/run_cost.py --scale $(SCALE)
@@ -77,7 +77,7 @@ bench-tests: env java
 	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/statistics_tests.py
 
-# Spark's floor under any run: the least statements a run needs, with pyspark alone (BENCHMARKS.md).
+# Spark's floor under any run: the least statements a run needs, with pyspark alone (docs/decisions/spark-floor.md).
 bench-floor: env java
 	$(BIN)/python bench/spark_floor.py
 

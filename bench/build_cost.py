@@ -78,7 +78,7 @@ def measure(rounds: int, home: Path) -> dict:
 
 def markdown(report: dict, options, date: str) -> str:
     lines = ["<!-- build_cost:start -->",
-             f"### What the post-hook adds to `dbt build` (`python bench/build_cost.py --rounds {options.rounds}`, {date}, "
+             f"## What the post-hook adds to `dbt build` (`python bench/build_cost.py --rounds {options.rounds}`, {date}, "
              f"2 cores, each build a fresh process, medians, interleaved)", "",
              "| project | threads | no hook (s) | hook | build (s) | adds (s) | against what Spark's ANALYZE hook adds |",
              "|---|---:|---:|---|---:|---:|---:|"]

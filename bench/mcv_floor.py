@@ -1,4 +1,4 @@
-"""How many most common values `x = v` needs on a scattered Zipf column (#42).
+"""How many most common values `x = v` needs on a scattered Zipf column.
 
     .venv/bin/python bench/mcv_floor.py [--rows 1000000]
 

@@ -1,9 +1,9 @@
-"""Spark's floor under a statistics run (issues #40 and #41), with pyspark alone: no dbt, no dbt_analyze.
+"""Spark's floor under a statistics run, with pyspark alone: no dbt, no dbt_analyze.
 
     make bench-floor
 
-A run that keeps mergeable statistics in a table, and keeps what #40 says must keep working, sends
-at least these statements, whatever its design:
+A run that keeps mergeable statistics in a table, safe from kills and concurrent runs, sends at
+least these statements, whatever its design:
 - describe: the table's columns (DESCRIBE TABLE EXTENDED);
 - write: a mark that the run started, before its scan (a killed run stays visible as never
   finished: test_kill, test_faults), at the least an INSERT of one VALUES row into a parquet table;
@@ -16,7 +16,7 @@ at least these statements, whatever its design:
 Their sum, the least run, is timed beside Spark's own ANALYZE ... FOR ALL COLUMNS of the same
 table (with histograms too, for `full`), which writes to the metastore and nothing else.
 The sketches alone (every column's HLL, KLL and top-k, nothing else) are the floor of any scan
-that keeps them. And #40's incremental figure at the floor: the least run after one new partition
+that keeps them. And the incremental figure at the floor: the least run after one new partition
 of 31 against the least full run of the same table (measure_incremental). Hive metastore (Derby)
 as dbt's session has it; one warm session; medians of interleaved rounds after warm-up rounds.
 Tables: the benchmark's mixed 8-column shape at 1,000 and 2,000,000 rows and in 31 partitions of
@@ -167,7 +167,7 @@ MERGES = {"count": "sum", "min": "min", "max": "max", "sum": "sum", "var_pop": "
 
 
 def incremental_statements(spark, table: str, last_partition: int) -> dict[str, list[str]]:
-    """#40's incremental figure at the floor, for `table` partitioned by an int `part`: the least
+    """The incremental figure at the floor, for `table` partitioned by an int `part`: the least
     full run's statements and the least run's after one new partition ({"full": [...],
     "incremental": [...]}), after creating the tables they write and read. Full: every partition's
     state and the table's merged from them, in one INSERT (grouping sets). Incremental: the new

@@ -1,4 +1,4 @@
-"""Data tests two ways on TPC-H (issue #44): the package's tests, which read statistics, against the
+"""Data tests two ways on TPC-H: the package's tests, which read statistics, against the
 same checks as plain SQL over the data, one query per check (as dbt-expectations writes them).
 
     make bench-tests            # scale factors 0.1 and 1; BENCHMARKS.md, "Data tests from statistics"
@@ -62,7 +62,7 @@ def measure(spark, scale_factor: float, out: Path, rounds: int) -> dict:
 
 
 def markdown(report: dict) -> str:
-    lines = [START, f"## Data tests from statistics (issue #44; `make bench-tests`, {report['date']}, medians of {report['rounds']} rounds, interleaved)", "",
+    lines = [START, f"## Data tests from statistics (`make bench-tests`, {report['date']}, medians of {report['rounds']} rounds, interleaved)", "",
              "Six checks of TPC-H lineitem and orders (row count, null fraction, distinct count, min and max, mean, a unique key), "
              "each as the package's test, which reads the statistics tables, and as plain SQL over the data, one query per check "
              "(bench/tests_project). The statistics were collected once before (a post-hook pays that during the build). "

@@ -1,4 +1,4 @@
-"""Top values read off a KLL sketch against the top-k sketch's, on the benchmark's shapes (#41).
+"""Top values read off a KLL sketch against the top-k sketch's, on the benchmark's shapes.
 
     .venv/bin/python bench/top_values_from_kll.py [--rows 2000000]
 

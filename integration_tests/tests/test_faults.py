@@ -98,7 +98,7 @@ def statistics_reads(result) -> int:
 def test_a_run_writes_its_statistics_in_one_statement_and_records_how_many_it_sent(spark, dbt):
     """Table, partition and column rows, quantiles, histograms and top values go into one table by
     one INSERT; the events are the only other writes. A full run of an unpartitioned table sends 7
-    statements, an incremental run of a partitioned one 10 (analyze_runs.statements; #40: at most 8 and 10);
+    statements, an incremental run of a partitioned one 10 (analyze_runs.statements; targets: at most 8 and 10);
     on a session the INSERT's SELECT runs in two halves, each a statement.
     The write itself takes what the run stored (rows, bytes, sketch bytes): nothing reads it back."""
     spark.sql("drop table if exists analytics.one_write")
