@@ -10,7 +10,7 @@ export DBT_ANALYZE_LOG4J2 ?= $(CURDIR)/integration_tests/log4j2.properties
 DBT := cd integration_tests && ../$(BIN)/dbt
 SCALE ?= 1
 
-.PHONY: env java chromium demo test test-thrift bench bench-cost bench-floor bench-tests estimation clean
+.PHONY: env java chromium demo test test-thrift bench bench-cost bench-floor bench-tests bench-sample estimation clean
 
 env: $(VENV)/.installed
 
@@ -82,7 +82,13 @@ bench-floor: env java
 	$(BIN)/python bench/spark_floor.py
 
 estimation: env java
-	$(BIN)/python bench/estimation.py --scale $(SCALE)
+	$(BIN)/python bench/estimation.py --scale $(SCALE) $(if $(SAMPLE_ROWS),--sample-rows $(SAMPLE_ROWS))
+
+# Full runs with the KLL and top-k sketches fed samples of three sizes, against Spark's ANALYZE with
+# histograms, on the mixed table and TPC-H lineitem (BENCHMARKS.md, "Full runs with sampled sketches").
+bench-sample: env java
+	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
+	$(BIN)/python bench/sampled_sketches.py --tpch-sf $(or $(TPCH_SF),1)
 
 clean:
 	rm -rf $(VENV) .spark integration_tests/target integration_tests/dbt_packages integration_tests/logs

@@ -159,8 +159,9 @@ def summary(errors: list[float]) -> dict:
     return {"p50": statistics.median(ordered), "p95": ordered[int(0.95 * (len(ordered) - 1))], "max": ordered[-1]}
 
 
-def measure(spark, rows: int) -> dict:
-    """Both tables, both statistics, the q-errors per column and predicate kind."""
+def measure(spark, rows: int, sample_rows: int | None = None) -> dict:
+    """Both tables, both statistics, the q-errors per column and predicate kind; with
+    `sample_rows`, ours with the distribution sketches fed a sample of about that many rows."""
     select = ", ".join(f"{expr} as {name}" for name, expr in COLUMNS.items())
     spark.sql("create database if not exists analytics")
     for table in ("estimation_ours", "estimation_spark"):
@@ -170,7 +171,8 @@ def measure(spark, rows: int) -> dict:
     # columns whose most common values the first run's sketches cut (dbt_analyze_top_k_tracked_max).
     for _ in range(2):
         result = run_dbt("run-operation", "analyze_table", "--args",
-                         json.dumps({"relation": "analytics.estimation_ours", "columns": "all", "full": True, "publish": True}))
+                         json.dumps({"relation": "analytics.estimation_ours", "columns": "all", "full": True, "publish": True}),
+                         *(["--vars", json.dumps({"dbt_analyze_sketch_sample_rows": sample_rows})] if sample_rows else []))
         assert result.success, result.error
     tracked = {r[0]: r[1] for r in spark.sql("""select column_name, state_top_values_sketch.maxItemsTracked
         from analytics_stats.statistics_history where table_name = 'estimation_ours' and column_name <> ''
@@ -191,6 +193,7 @@ def measure(spark, rows: int) -> dict:
     rng = random.Random(7)
     report: dict[str, dict] = {}
     floors: dict[str, float] = {}
+    sketches: dict[str, dict] = {}  # per column: histogram bounds' rank error, NDV error, the values the sketches saw
     pooled: dict[str, list[float]] = {who: [] for who in WHO}  # x = v and x <= c on the goal columns
     overall: dict[str, list[float]] = {who: [] for who in WHO}  # every predicate
     for column in COLUMNS:
@@ -206,6 +209,17 @@ def measure(spark, rows: int) -> dict:
         values = sorted(exact)
         rows_up_to = list(itertools.accumulate(exact[v] for v in values))
         floors[column] = equality_floor(*multiplicities(exact, histogram, top))
+        stored = spark.sql(f"""select distinct_count, sketch_values from analytics_stats.column_statistics
+                               where table_name = 'estimation_ours' and partition_spec = '' and column_name = '{column}'""").collect()[0]
+        # each bin's upper bound against the exact equi-height split: how far its rank lies outside
+        # the ranks the bound's value spans
+        total = rows_up_to[-1]
+        outside = [max(0.0, (i + 1) / len(histogram) - rows_up_to[bisect.bisect_right(values, upper) - 1] / total,
+                       (rows_up_to[bisect.bisect_left(values, upper) - 1] if bisect.bisect_left(values, upper) else 0) / total
+                       - (i + 1) / len(histogram))
+                   for i, (_, upper, _, _) in enumerate(histogram)]
+        sketches[column] = {"bound_rank_error": max(outside), "ndv_error": abs(stored[0] - len(values)) / len(values),
+                            "sketch_values": stored[1]}
         sample = [r[0] for r in spark.sql(f"select {column} from analytics.estimation_ours tablesample (1 percent) repeatable (7)").collect()]
         low_end, high_end = values[0], values[-1]
 
@@ -244,7 +258,8 @@ def measure(spark, rows: int) -> dict:
     spark.conf.set("spark.sql.cbo.enabled", "false")
     return {"rows": rows, "predicates_per_kind": PREDICATES, "date": time.strftime("%Y-%m-%d"), "spark": spark.version,
             "q_error": report, "equality_floor": floors, "pooled": {who: summary(values) for who, values in pooled.items()},
-            "overall": {who: summary(values) for who, values in overall.items()}, "top_k_tracked": tracked}
+            "overall": {who: summary(values) for who, values in overall.items()}, "top_k_tracked": tracked,
+            "sample_rows": sample_rows, "sketches": sketches}
 
 
 def equality_floor(bins: list[Counter], exact_rows: int, share: float = 0.95) -> float:
@@ -336,24 +351,40 @@ def class_goals_table(document: dict) -> str:
     return "\n".join(lines)
 
 
-def write_report(document: dict, command: str, out: Path) -> None:
-    """bench/out/estimation.json and ESTIMATION.md (`make estimation` and `make bench` both write them)."""
-    (out / "estimation.json").write_text(json.dumps(document, indent=2))
+def sketches_table(document: dict) -> str:
+    """Per column: the values the distribution sketches saw, the histogram bounds' worst rank error
+    against the exact equi-height split, and the NDV's relative error."""
+    lines = ["| column | values the sketches saw | bounds' worst rank error | NDV error |", "|---|---:|---:|---:|"]
+    for column, found in document.get("sketches", {}).items():
+        lines.append(f"| {column} | {found['sketch_values']:,} | {100 * found['bound_rank_error']:.2f}% | "
+                     f"{100 * found['ndv_error']:.2f}% |")
+    return "\n".join(lines)
+
+
+def write_report(document: dict, command: str, out: Path, name: str = "estimation") -> None:
+    """bench/out/<name>.json and, for the default sketches, ESTIMATION.md (`make estimation` and
+    `make bench` both write them); with a sample size, bench/out/<name>.md."""
+    (out / f"{name}.json").write_text(json.dumps(document, indent=2))
     text = (f"# Estimation quality\n\nGenerated by `{command}` on {document['date']} (Spark {document['spark']}). "
             "The table's columns, the estimators and the floor are described in `bench/estimation.py`.\n\n"
             "## Goals\n\n" + goals_table(document) + "\n\n## Heavy tails\n\n" + class_goals_table(document)
+            + "\n\n## Histograms and NDV\n\n" + sketches_table(document)
             + "\n\n## All columns\n\n" + markdown_table(document) + "\n")
-    (ROOT / "ESTIMATION.md").write_text(text)
+    (ROOT / "ESTIMATION.md" if name == "estimation" else out / f"{name}.md").write_text(text)
     print(text)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--sample-rows", type=int, default=None,
+                        help="dbt_analyze_sketch_sample_rows for our run: the report goes to bench/out/estimation_<n>.md")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     options = parser.parse_args()
     spark = datasets.bench_session(options.out)
-    write_report(measure(spark, int(1_000_000 * options.scale)), f"make estimation SCALE={options.scale:g}", options.out)
+    command = f"make estimation SCALE={options.scale:g}" + (f" SAMPLE_ROWS={options.sample_rows}" if options.sample_rows else "")
+    write_report(measure(spark, int(1_000_000 * options.scale), options.sample_rows), command, options.out,
+                 f"estimation_{options.sample_rows}" if options.sample_rows else "estimation")
 
 
 if __name__ == "__main__":

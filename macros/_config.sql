@@ -17,6 +17,8 @@
     'dbt_analyze_full': none,
     'dbt_analyze_publish': false,
     'dbt_analyze_sample_seed': 42,
+    'dbt_analyze_sample_sketches': true,
+    'dbt_analyze_sketch_sample_rows': 1000000,
     'dbt_analyze_propagation_accuracy': 'medium',
     'dbt_analyze_function_rules': none,
     'dbt_analyze_function_rules_file': none,
@@ -57,6 +59,7 @@
     'dbt_analyze_most_common_values': [1, none, 'most common values kept per column'],
     'dbt_analyze_histogram_bins': [1, none, 'bins per histogram'],
     'dbt_analyze_sample_seed': [none, none, 'the sampling seed'],
+    'dbt_analyze_sketch_sample_rows': [1000, none, "rows a partition's distribution sketches see at least"],
     'dbt_analyze_compaction_wait_seconds': [0, 3600, 'how long compact_statistics waits for runs still planning'],
     'dbt_analyze_background_workers': [1, 64, 'threads that collect post-hooks\' statistics beside the build'],
   }) }}

@@ -107,7 +107,9 @@
     {{ log('dbt_analyze: scanning ' ~ name ~ ': ' ~ (to_scan | length) ~ ' of ' ~ (plan.all_partitions | length)
            ~ ' partition(s), '
            ~ plan.scan_columns | length ~ ' column(s)'
-           ~ (' [' ~ plan.scan_columns | map(attribute='name') | join(', ') ~ ']' if plan.scan_columns else ''),
+           ~ (' [' ~ plan.scan_columns | map(attribute='name') | join(', ') ~ ']' if plan.scan_columns else '')
+           ~ ('; quantiles, histograms and top values from a ' ~ ('%.3g' | format(100 * plan.sketch_rate))
+              ~ '% sample of the rows' if plan.get('sketch_rate') else ''),
            info=True) }}
   {%- endif -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))'

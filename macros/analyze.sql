@@ -9,12 +9,13 @@
   runs it in the hook, as over Thrift.
 -#}
 {% macro analyze(columns=none, partition=none, full=none, sketches=none, noscan=none, publish=none,
-                 top_k_tracked=none, wait=none) %}
+                 top_k_tracked=none, wait=none, sample_sketches=none) %}
   {{ return(adapter.dispatch('analyze', 'dbt_analyze')(columns, partition, full, sketches, noscan, publish,
-                                                       top_k_tracked, wait)) }}
+                                                       top_k_tracked, wait, sample_sketches)) }}
 {% endmacro %}
 
-{% macro default__analyze(columns, partition, full, sketches, noscan, publish, top_k_tracked=none, wait=none) %}
+{% macro default__analyze(columns, partition, full, sketches, noscan, publish, top_k_tracked=none, wait=none,
+                          sample_sketches=none) %}
   {%- if not execute or model is not defined or this is none -%}{{ return('') }}{%- endif -%}
   {%- set materialized = config.get('materialized') -%}
   {%- if materialized in ('view', 'ephemeral', 'materialized_view')
@@ -27,7 +28,8 @@
   {%- do options.update(config.get('meta', {}).get('analyze', {}) or {}) -%}
   {%- do options.update(config.get('analyze', {}) or {}) -%}
   {%- for key, value in {'columns': columns, 'partition': partition, 'full': full, 'sketches': sketches,
-                         'noscan': noscan, 'publish': publish, 'top_k_tracked': top_k_tracked}.items()
+                         'noscan': noscan, 'publish': publish, 'top_k_tracked': top_k_tracked,
+                         'sample_sketches': sample_sketches}.items()
                          if value is not none -%}
     {%- do options.update({key: value}) -%}
   {%- endfor -%}

@@ -7,7 +7,8 @@
   table statistics and prints them. Options: statement | relation | schema, partition, columns,
   noscan, full, dry_run, sketches (full | basic), sample, publish (into Spark's catalog),
   top_k_tracked (items each top-k sketch tracks; default, per column: the var's, or more as the
-  column's states track or the table's runs learned: _choose_scan).
+  column's states track or the table's runs learned: _choose_scan), sample_sketches (false: the
+  KLL and top-k sketches see every row, whatever the table's size: _sketch_rate).
 -#}
 {% macro analyze_table(statement=none, relation=none, partition=none, columns=none, noscan=none, full=none,
                        dry_run=none, sketches=none) %}

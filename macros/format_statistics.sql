@@ -4,7 +4,8 @@
     concurrent run, or the latest run when nothing changed): given the snapshot, it is read straight
     by run id, not through the current views, which first find every table's latest run; given
     the run's own numbers (run_metrics: analyze_runs' columns), they are not read back. Table,
-    partition and column rows come from one read. -#}
+    partition and column rows come from one read. A column whose quantiles, histogram and top
+    values come from a sample of its values says what share of them its sketches saw (sketched). -#}
 {% macro format_statistics(table_name, run_id=none, snapshot_run_id=none, run_metrics=none) %}
   {%- set parts = table_name.split('.') -%}
   {%- set table = {'schema': parts[0], 'identifier': parts[1]} -%}
@@ -15,7 +16,8 @@
   {%- set reads = ['select partition_spec, column_name, row_count, size_bytes, file_count, partition_count, partitions_analyzed, '
                    ~ 'cast(collected_at as string), data_type, null_count, distinct_count, '
                    ~ dbt_analyze._rendered_sql('s.min_value') ~ ', ' ~ dbt_analyze._rendered_sql('s.max_value')
-                   ~ ', round(avg_len, 2), max_len, true_count, false_count, round(mean, 4), round(stddev, 4) from ('
+                   ~ ', round(avg_len, 2), max_len, true_count, false_count, round(mean, 4), round(stddev, 4),'
+                   ~ ' sketch_values from ('
                    ~ dbt_analyze._current_rows_sql(snapshot, table) ~ ") s where column_name = '' or partition_spec = ''"
                    ~ ' order by column_name, partition_spec'] -%}
   {%- set metric_names = dbt_analyze._reported_run_columns() -%}
@@ -29,14 +31,28 @@
   {%- set results = dbt_analyze._run_at_once(reads) -%}
   {%- set tables = [] -%}
   {%- set columns = [] -%}
+  {%- set st = namespace(rows=none) -%}
   {%- for row in results[0] -%}
     {%- set values = row | list -%}
     {%- if values[1] == '' -%}
       {%- do tables.append([values[0]] + values[2:8]) -%}
+      {%- if values[0] == '' -%}{%- set st.rows = values[2] -%}{%- endif -%}
     {%- else -%}
       {%- do columns.append([values[1]] + values[8:]) -%}
     {%- endif -%}
   {%- endfor -%}
+  {%- set st.sketched = false -%}
+  {%- for column in columns -%}
+    {%- set sketched = column.pop() -%}
+    {%- set non_null = st.rows - column[2] if st.rows is not none and column[2] is not none else none -%}
+    {%- if sketched is not none and non_null and sketched < non_null -%}
+      {%- do column.append('%.1f%%' | format(100.0 * sketched / non_null)) -%}
+      {%- set st.sketched = true -%}
+    {%- else -%}
+      {%- do column.append(none) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if not st.sketched -%}{%- for column in columns -%}{%- do column.pop() -%}{%- endfor -%}{%- endif -%}
   {%- set runs = [run_metrics] if run_metrics is not none else [] -%}
   {%- for row in (results[1] if run_metrics is none else []) -%}
     {%- set metrics = {} -%}
@@ -74,7 +90,7 @@
   {%- endif -%}
   {%- if columns | length -%}
     {%- set header = ['column', 'type', 'nulls', 'distinct', 'min', 'max', 'avg_len', 'max_len', 'true', 'false',
-                      'mean', 'stddev'] -%}
+                      'mean', 'stddev'] + (['sketched'] if st.sketched else []) -%}
     {%- set cells = [header] -%}
     {%- for row in columns -%}
       {%- set line = [] -%}

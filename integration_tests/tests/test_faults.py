@@ -166,12 +166,14 @@ def bucketing(spark, table: str) -> dict:
 
 
 V5_KINDS = ("table_statistics", "column_statistics", "column_quantiles", "column_histograms", "column_top_values")
+# what version 8 added: the sketches' sample (columns of the views and of statistics_history)
+ADDED_IN_8 = ("sketch_values", "sketch_rate", "state_sketch_values", "state_sketch_rate")
 
 
 def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(spark, dbt):
     """Storage version 5 and older kept partition_states and one table per statistic kind, each
     run writing a full snapshot of its table; version 6 keeps them in statistics_history (and
-    version 7 one more column of it, last: upgraded from 6 here too). Built
+    versions 7 and 8 more columns of it, last: upgraded from 6 here too). Built
     here from the current statistics as version 5 held them (each table's current rows as its
     latest run's snapshot, unbucketed like version 3), then upgraded by the next run: every other
     table's current statistics come through unchanged, and runs go on incrementally."""
@@ -183,15 +185,18 @@ def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(sp
     others = "table_name <> 'upgraded'"
     kinds = V5_KINDS
     # version 5 kept each table's rows under its latest run (the rows built below do too)
-    before = snapshot(spark, others, kinds, without=("run_id", "state_run_id"))
+    before = snapshot(spark, others, kinds, without=("run_id", "state_run_id") + ADDED_IN_8)
     upgraded_before = snapshot(spark, "table_name = 'upgraded'", kinds)
     latest = "(select table_schema, table_name, max_by(run_id, event_at) as latest from analytics_stats.analyze_run_events where event = 'succeeded' group by 1, 2)"
     for kind in kinds:
-        columns = ", ".join(f"c.{name}" for name in spark.table(f"analytics_stats.{kind}").columns if name != "run_id")
+        columns = ", ".join(f"c.{name}" for name in spark.table(f"analytics_stats.{kind}").columns
+                            if name != "run_id" and name not in ADDED_IN_8)
         spark.sql(f"""create table analytics_stats.{kind}_v5 using parquet as
                       select l.latest as run_id, {columns} from analytics_stats.{kind} c
                       join {latest} l on l.table_schema = c.table_schema and l.table_name = c.table_name""")
-    spark.sql("create table analytics_stats.partition_states_v5 using parquet as select * from analytics_stats.partition_states")
+    spark.sql("create table analytics_stats.partition_states_v5 using parquet as select * except ("
+              + ", ".join(c for c in ADDED_IN_8 if c in spark.table("analytics_stats.partition_states").columns)
+              + ") from analytics_stats.partition_states")
     for view in [f"{kind}_history" for kind in kinds] + ["partition_states"]:
         spark.sql(f"drop view analytics_stats.{view}")
     spark.sql("drop table analytics_stats.statistics_history")
@@ -203,38 +208,42 @@ def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(sp
     spark.sql("insert into analytics.upgraded select 101, 5")
     result = analyze(dbt, relation="analytics.upgraded", columns="all")
     assert result.success, result.error
-    assert "upgraded to storage version 7" in result.log
+    assert "upgraded to storage version 8" in result.log
     assert "scanning analytics.upgraded: 1 of 4 partition(s)" in result.log  # the states came through
     stored = spark.sql("show tblproperties analytics_stats.analyze_run_events ('dbt_analyze.storage_version')").collect()[0][-1]
-    assert stored == "7"
+    assert stored == "8"
     assert bucketing(spark, "statistics_history") == {"Num Buckets": "8", "Bucket Columns": "[`table_name`]"}
     assert "'mapreduce.fileoutputcommitter.cleanup.skipped' = 'true'" in committer_options(spark, "statistics_history")
     assert table_stats(spark, "analytics.upgraded")[""]["row_count"] == 102
     assert column_stats(spark, "analytics.upgraded")["v"]["max_value"] == "101"
-    unchanged = snapshot(spark, others, kinds, without=("run_id", "state_run_id")) == before
+    unchanged = snapshot(spark, others, kinds, without=("run_id", "state_run_id") + ADDED_IN_8) == before
     assert unchanged, "the upgrade changed other tables' statistics"
     assert upgraded_before != snapshot(spark, "table_name = 'upgraded'", kinds)
 
     # Version 7 added statistics_history.top_values_truncated (a column's most common values cut
-    # by its sketch). Built here as version 6 held statistics_history, the same table without that
-    # column, then upgraded by the next run in place: every row kept, the statistics read the same.
+    # by its sketch), version 8 the sketches' sample (state_sketch_values, state_sketch_rate,
+    # sketch_values), each appended. Built here as version 6 held statistics_history, the same table
+    # without those columns, then upgraded by the next run in place: every row kept, the
+    # statistics read the same.
     history = "analytics_stats.statistics_history"
-    columns = ", ".join(f"`{c}`" for c in spark.table(history).columns if c != "top_values_truncated")
+    added = ["top_values_truncated", "state_sketch_values", "state_sketch_rate", "sketch_values"]
+    assert spark.table(history).columns[-4:] == added
+    columns = ", ".join(f"`{c}`" for c in spark.table(history).columns if c not in added)
     spark.sql("drop table if exists analytics_stats.statistics_history_v6")
     spark.sql(f"""create table analytics_stats.statistics_history_v6 using parquet
                   clustered by (table_name) sorted by (table_schema, table_name, run_id) into 8 buckets
                   as select {columns} from {history}""")
     stored = spark.table(history).count()
-    before = snapshot(spark, others, kinds)
+    before = snapshot(spark, others, kinds, without=ADDED_IN_8)
     spark.sql(f"drop table {history}")
     spark.sql(f"alter table analytics_stats.statistics_history_v6 rename to {history}")
     spark.sql("alter table analytics_stats.analyze_run_events set tblproperties ('dbt_analyze.storage_version' = '6')")
     result = analyze(dbt, relation="analytics.upgraded", columns="all", full=True)
     assert result.success, result.error
-    assert "upgraded to storage version 7" in result.log
-    assert spark.table(history).columns[-1] == "top_values_truncated"
+    assert "upgraded to storage version 8" in result.log
+    assert spark.table(history).columns[-4:] == added
     latest = rows(spark, "select max(run_id) as run_id from analytics_stats.analyze_runs where table_name = 'upgraded'")[0]["run_id"]
     assert spark.table(history).where(f"run_id <> '{latest}'").count() == stored
-    assert snapshot(spark, others, kinds) == before
+    assert snapshot(spark, others, kinds, without=ADDED_IN_8) == before
     assert column_stats(spark, "analytics.upgraded")["v"]["max_value"] == "101"
 

@@ -24,6 +24,10 @@
   {%- set between_partitions = 'sum(value_count * pow(value_sum / nullif(value_count, 0) - table_mean, 2))' -%}
   {%- set values = agg.sum ~ '(value_count)' -%}
   {%- set sample_values = dbt_analyze._sample_values_sql() if single else 'sum(sample_values)' -%}
+  {#- The values the distribution sketches saw (states before version 8: those of the whole-run
+      sample, which fed them every sampled row). -#}
+  {%- set sketch_values = ('coalesce(sketch_values, ' ~ dbt_analyze._sample_values_sql() ~ ')') if single
+                          else 'sum(coalesce(sketch_values, sample_values)) filter (where ' ~ merge ~ ')' -%}
   {%- set singletons = agg.sum ~ '(coalesce(singletons, 0))' -%}
   {%- set firsts = [] -%}
   {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] -%}
@@ -50,7 +54,8 @@
                       'value_m2': 'sum(value_m2) + ' ~ between_partitions, 'ndv_sketch': ndv_union,
                       'sketches': 'min(sketches)' if with_sketch_statistics else "'basic'",
                       'quantile_sketch': 'null', 'top_values_sketch': 'null',
-                      'singletons': 'null', 'sample_rows': 'null', 'collected_at': 'null'} -%}
+                      'singletons': 'null', 'sample_rows': 'null', 'collected_at': 'null',
+                      'sketch_rate': 'max(sketch_rate)'} -%}
     {%- for column, type in dbt_analyze._storage_columns('partition_states')[6:] if column not in held -%}
       {%- do merged_state.update({column: fields.get(column, 'sum(' ~ column ~ ')')}) -%}
     {%- endfor -%}
@@ -87,7 +92,7 @@
                  / nullif({{ values }} - 1, 0))) as stddev
          {%- if with_sketch_statistics %},
          {{ kll }} as kll,
-         {{ values }} as n, least({{ ndv }}, {{ values }}) as ndv,
+         {{ values }} as n, least({{ ndv }}, {{ values }}) as ndv, {{ sketch_values }} as sketch_n,
          {{ top_state }} as top_state
          {%- endif %}
          {%- for field, expression in merged_state.items() %},

@@ -122,11 +122,20 @@
     {%- do tops.append(dbt_analyze._top_values_sql(data_types, 'top_state', [[top_k, most_common] | max + 1, group.tracked] | min)) -%}
   {%- endfor -%}
   {%- set top = 'if(top_state is null, null, ' ~ dbt_analyze._by_top_k_group_sql(top_groups, tops) ~ ')' -%}
+  {#- The top values' counts are the sample's where the sketches saw a sample (sketch_n of the n
+      values): each stands for n / sketch_n rows, and only a value the sample held more than once
+      is backed by it. A boolean's counts are its exact true and false counts. -#}
+  {%- set booleans = [] -%}
+  {%- for data_type in data_types | unique if dbt_analyze._type_category(data_type) == 'boolean' -%}
+    {%- do booleans.append(dbt_analyze._quote_literal(data_type)) -%}
+  {%- endfor -%}
+  {%- set scale = 'if(' ~ ('data_type in (' ~ booleans | join(', ') ~ ') or ' if booleans else '')
+                  ~ 'coalesce(sketch_n >= n, true), 1.0, n / nullif(sketch_n, 0))' -%}
   {%- set relation -%}
   (select *, size(array_distinct(grid)) as grid_distinct,
           {{ bins }} as bins,
           {{ dbt_analyze._by_top_k_group_sql(top_groups, most_commons) }} as most_common,
-          {{ dbt_analyze._most_common_rule_sql('top_sorted') }} as rule_listed,
+          {{ dbt_analyze._most_common_rule_sql('top_sorted', 'n / top_scale') }} as rule_listed,
           {#- Each bound rendered once: it is one bin's upper bound and the next one's lower. -#}
           transform(bounds, x -> {{ dbt_analyze._render_by_type_sql('x', data_types) }}) as rendered_bounds
    from (
@@ -134,7 +143,9 @@
             if({{ sketch }}, kll_sketch_get_quantile_double(kll, {{ dbt_analyze._ranks_sql(quantiles) }}), null) as q_values,
             if({{ sketch }} and {{ histograms_for }}, kll_sketch_get_quantile_double(kll, {{ dbt_analyze._ranks_sql(bin_ranks) }}), null) as bounds,
             if({{ sketch }} and {{ histograms_for }}, kll_sketch_get_quantile_double(kll, {{ dbt_analyze._ranks_sql(fine_ranks) }}), null) as grid,
-            array_sort(filter({{ dbt_analyze._top_items_sql(data_types, top) }}, v -> v.item is not null),
+            {{ scale }} as top_scale,
+            array_sort(filter({{ dbt_analyze._top_items_sql(data_types, top) }},
+                              v -> v.item is not null and (v.count > 1 or {{ scale }} = 1.0)),
                        (l, r) -> case when l.count > r.count then -1 when l.count < r.count then 1
                                       when l.item < r.item then -1 when l.item > r.item then 1 else 0 end) as top_sorted
      from {{ merged_rows }}
@@ -171,7 +182,9 @@
                    ~ dbt_analyze._render_by_type_sql('q_values[i]', data_types) ~ ')))',
       'histogram': histogram,
       'top_values': 'transform(slice(top_sorted, 1, greatest(' ~ top_k ~ ", least(most_common, rule_listed))),"
-                    ~ " (v, i) -> named_struct('rank', i + 1, 'value', v.item, 'frequency', v.count))",
+                    ~ " (v, i) -> named_struct('rank', i + 1, 'value', v.item, 'frequency',"
+                    ~ " cast(round(v.count * top_scale) as bigint)))",
+      'sketch_values': "if(column_name = '', null, sketch_n)",
       'top_values_truncated': 'top_state is not null and size(top_sorted) > 0 and rule_listed = size(top_sorted)'
                               ~ ' and size(top_sorted) < least(most_common, 0.9 * coalesce(distinct_count, ndv))'
                               ~ ' and get(top_sorted, size(top_sorted) - 1).count <= 3 * '
@@ -180,13 +193,14 @@
 
 {#- How many of a column's top values (sorted, most common first) are most common values: the
     longest run from the first in which each value, seen more than once, is at least 1.25 times as
-    common as the average of the values not listed before it (the column's non-null rows n and
-    distinct count ndv, less the values before it). PostgreSQL's ANALYZE keeps a value on its list
-    by the same comparison with the rest; a value beyond the run is left to the histogram's bins. -#}
-{% macro _most_common_rule_sql(sorted) %}
+    common as the average of the values not listed before it (the column's non-null values n, of
+    the sample where the sketches saw one, and its distinct count ndv, less the values before it).
+    PostgreSQL's ANALYZE keeps a value on its list by the same comparison with the rest, on its
+    sample; a value beyond the run is left to the histogram's bins. -#}
+{% macro _most_common_rule_sql(sorted, n='n') %}
   {#- One pass that carries the rows listed so far (a sum per value would be quadratic in the list,
       which reaches the items a sketch tracks). -#}
-  {%- set passes = 'v.count > 1 and v.count >= 1.25 * (n - kept.listed_rows)'
+  {%- set passes = 'v.count > 1 and v.count >= 1.25 * (' ~ n ~ ' - kept.listed_rows)'
                    ~ ' / greatest(coalesce(distinct_count, ndv) - kept.listed, 1)' -%}
   {{ return('aggregate(' ~ sorted ~ ", named_struct('listed', 0, 'listed_rows', cast(0 as bigint), 'stopped', false),"
             ~ ' (kept, v) -> if(kept.stopped or not (' ~ passes ~ "), named_struct('listed', kept.listed,"

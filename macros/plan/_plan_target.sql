@@ -64,7 +64,7 @@
   {%- endif -%}
   {%- do plan.update({'all_partitions': all_specs, 'selected_partitions': selected,
                       'listing': dbt_analyze._list_files(table, all_specs) if list_files else {},
-                      'sample': none, 'exact_rows': none, 'singletons': none}) -%}
+                      'sample': none, 'exact_rows': none, 'singletons': none, 'sketch_rate': none}) -%}
   {{ return(plan) }}
 {% endmacro %}
 

@@ -3,7 +3,9 @@
   requested ones and every column that already has statistics: a rescanned partition's state
   replaces the old one whole, so no column's statistics go stale) and the partitions (the selected
   ones that are new or changed, by the file listing; all of them with full; none with noscan).
-  Sets plan.scan_columns, plan.sketches, plan.scan_everything and the items its top-k sketches
+  Sets plan.scan_columns, plan.sketches, plan.scan_everything, the rate its distribution sketches
+  are fed at (plan.sketch_rate: _sketch_rate; a partition whose state was fed at another is
+  stale) and the items its top-k sketches
   track (_top_k_tracked): the request's for every column, else the var's (plan.top_k_tracked) or,
   for a column (plan.top_k_columns), more where its current states track more (`stored_tracked`,
   {column: items}) or its table's runs learned it (`hints`: _top_k_hints). Returns {to_scan,
@@ -25,6 +27,7 @@
   {%- for column in plan.table.data_columns if column in plan.columns or stated.get(column.name) == column.data_type -%}
     {%- do scan_columns.append(column) -%}
   {%- endfor -%}
+  {%- do plan.update({'sketch_rate': dbt_analyze._sketch_rate(plan, states, request)}) -%}
   {%- set status = dbt_analyze._partition_status(plan, states, scan_columns, request.sketches) -%}
   {%- set choice = {'to_scan': [], 'skipped': [], 'dropped': [], 'changed': []} -%}
   {%- for spec in plan.selected_partitions -%}
@@ -84,7 +87,47 @@
     {%- do tracked.update({column.name: dbt_analyze._top_k_tracked(plan, column.name)}) -%}
   {%- endfor -%}
   {{ return(adapter.dbt_analyze_partition_status(plan.all_partitions, plan.listing, states, types, native_top_k,
-                                                  sketches, tracked)) }}
+                                                  sketches, tracked, plan.get('sketch_rate'))) }}
+{% endmacro %}
+
+{#- The rate at which a run feeds its KLL and top-k sketches (none: every row). The exact measures
+    and HLL see every row; the distribution sketches of a large table see a seeded Bernoulli
+    sample sized so that its largest partition's state sees dbt_analyze_sketch_sample_rows rows
+    (PostgreSQL and Oracle build histograms and frequencies from samples too). One rate per table:
+    sketches fed at different rates would merge with the wrong weights (a partition read at 10%
+    would count a tenth), so a run keeps the rate of the table's stored states, and chooses anew
+    only when it scans every partition (a table model's post-hook: the whole table) or the states
+    disagree; partitions whose states were fed at another rate are then stale, and scanned again
+    (_partition_status). Every row with sample_sketches false, basic sketches (no KLL or top-k) or
+    the whole-run `sample` (its rows are a sample already), and for tables of at most 1 MiB of
+    files, whose rows cost little. The partitions' rows come from a count(*), which Parquet
+    answers from its footers. -#}
+{% macro _sketch_rate(plan, states, request) %}
+  {%- if not request.sample_sketches or request.sketches != 'full' or request.sample or request.noscan -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set stored = [] -%}
+  {%- for spec in plan.all_partitions if spec in states and states[spec].get('fingerprint') is not none -%}
+    {%- do stored.append(states[spec].get('sketch_rate')) -%}
+  {%- endfor -%}
+  {%- set whole = request.full and plan.selected_partitions | length == plan.all_partitions | length -%}
+  {%- if stored and stored | unique | list | length == 1 and not whole -%}
+    {{ return(stored[0]) }}
+  {%- endif -%}
+  {%- set sizes = [0] -%}
+  {%- for spec in plan.selected_partitions if spec in plan.listing -%}{%- do sizes.append(plan.listing[spec].size_bytes) -%}{%- endfor -%}
+  {%- if sizes | max <= 1048576 -%}{{ return(none) }}{%- endif -%}
+  {%- set counted = {'table': plan.table,
+                     'scan_everything': plan.selected_partitions | length == plan.all_partitions | length} -%}
+  {%- set counts = dbt_analyze._run_at_once(['select count(1) from ' ~ plan.table.quoted ~ ' '
+                                             ~ dbt_analyze._scan_filter_sql(counted, plan.selected_partitions, none)
+                                             ~ dbt_analyze._group_by_partitions_sql(plan.table)],
+                                            settings=[dbt_analyze._partition_filter_settings()])[0] -%}
+  {%- set st = namespace(largest=0) -%}
+  {%- for row in counts -%}{%- set st.largest = [st.largest, row[0] | int] | max -%}{%- endfor -%}
+  {%- set largest = st.largest -%}
+  {%- set rate = dbt_analyze._var('dbt_analyze_sketch_sample_rows') | int / largest if largest else 1 -%}
+  {{ return(('%.6g' | format(rate)) | float if rate < 1 else none) }}
 {% endmacro %}
 
 {#- Which partitions to sample and how much: {sample: {spec: fraction}, exact_rows: {spec: rows},

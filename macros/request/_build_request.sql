@@ -4,14 +4,15 @@
     relation: db.t | model/seed/source name | Relation   partition: {k: v|null}   columns: [..]|all
     schema: db (every table of it, as ANALYZE TABLES IN db)   columns: all
     noscan, full, dry_run, sketches (full|basic), sample, publish, top_k_tracked (items a top-k
-    sketch tracks in this run; default: _choose_scan's)
+    sketch tracks in this run; default: _choose_scan's), sample_sketches (whether the KLL and top-k
+    sketches of a large table may see a sample of its rows: _sketch_rate)
   Options given next to a statement (full, dry_run, sketches, ...) apply to it as well. A request for a
   schema's tables has `tables_in` (the schema; none: the target's).
 -#}
 {% macro _build_request(args, run=none) %}
   {%- do dbt_analyze._check_settings(run) -%}
   {%- set known = ['statement', 'relation', 'schema', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches',
-                   'sample', 'publish', 'top_k_tracked'] -%}
+                   'sample', 'publish', 'top_k_tracked', 'sample_sketches'] -%}
   {%- for key in args if key not in known -%}
     {{ dbt_analyze._fail(run, "unknown option '" ~ key ~ "' (known: " ~ known | join(', ') ~ ")") }}
   {%- endfor -%}
@@ -77,7 +78,10 @@
                                                       else dbt_analyze._var('dbt_analyze_full')),
                          'dry_run': dbt_analyze._as_bool(args.get('dry_run', false)), 'sketches': sketches,
                          'publish': dbt_analyze._as_bool(args.get('publish') if args.get('publish') is not none
-                                                         else dbt_analyze._var('dbt_analyze_publish'))}) -%}
+                                                         else dbt_analyze._var('dbt_analyze_publish')),
+                         'sample_sketches': dbt_analyze._as_bool(args.get('sample_sketches')
+                                                                 if args.get('sample_sketches') is not none
+                                                                 else dbt_analyze._var('dbt_analyze_sample_sketches'))}) -%}
   {%- set sample = args.get('sample') -%}
   {%- if sample is not none -%}
     {%- if sample is not mapping or (sample.keys() | list) not in (['percent'], ['rows']) -%}

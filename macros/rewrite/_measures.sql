@@ -26,7 +26,7 @@
     ('value_sum', 'double'), ('value_m2', 'double'),
     ('ndv_sketch', 'binary'), ('quantile_sketch', 'binary'),
     ('top_values_sketch', dbt_analyze._top_values_sketch_type()),
-    ('singletons', 'bigint'),
+    ('singletons', 'bigint'), ('sketch_values', 'bigint'),
   ]) }}
 {% endmacro %}
 
@@ -45,7 +45,7 @@
     cost most (string comparisons keep the aggregate from Spark's code-generated path). -#}
 {% macro _measure_at_level(field, category, level) %}
   {%- if level == 'full' -%}{{ return(true) }}{%- endif -%}
-  {{ return(field not in ('quantile_sketch', 'top_values_sketch')
+  {{ return(field not in dbt_analyze._distribution_sketch_fields() + ['sketch_values']
             and not (category == 'string' and field in ('min_value', 'max_value'))) }}
 {% endmacro %}
 
@@ -167,6 +167,20 @@
             else none) }}
 {% endmacro %}
 
+{#- The sketches a run may feed a sample of the rows (plan.sketch_rate): the distribution's. -#}
+{% macro _distribution_sketch_fields() %}
+  {{ return(['quantile_sketch', 'top_values_sketch']) }}
+{% endmacro %}
+
+{#- How many non-null values of a column the distribution sketches saw: every one, or the sampled
+    rows' (the flag the scan's projection draws: _scan_sql). Never scaled: the merge scales the top
+    values' counts by value_count over it. -#}
+{% macro _measure_sketch_values(c, category, sampled=false) %}
+  {%- if not (dbt_analyze._sketch_input('quantile_sketch', c, category)
+              or dbt_analyze._sketch_input('top_values_sketch', c, category)) -%}{{ return(none) }}{%- endif -%}
+  {{ return('count(' ~ c ~ ')' ~ (' filter (where __dbt_analyze_sampled)' if sampled else '')) }}
+{% endmacro %}
+
 {#- The sketch measures are typed imperative aggregates: Spark evaluates their argument row by row
     outside its generated code. So each is split into its per-row input (_sketch_input, computed in
     the scan's projection, which is generated code) and the aggregate over that input column
@@ -207,18 +221,22 @@
 {% endmacro %}
 
 {#- The aggregate of a sketch measure over its input (an expression or a projected column); a top-k
-    sketch tracks `tracked` items (none: the var). -#}
-{% macro _sketch_aggregate(field, input, tracked=none) %}
+    sketch tracks `tracked` items (none: the var). `sampled`: a distribution sketch takes the rows
+    of the scan's sample flag only (Spark refuses a nondeterministic FILTER: the flag is a column of
+    the projection under the aggregate). -#}
+{% macro _sketch_aggregate(field, input, tracked=none, sampled=false) %}
   {%- if input is none -%}{{ return(none) }}{%- endif -%}
+  {%- set only = ' filter (where __dbt_analyze_sampled)' if sampled and field in dbt_analyze._distribution_sketch_fields()
+                 else '' -%}
   {%- if field == 'ndv_sketch' -%}
     {{ return('hll_sketch_agg(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_hll_lg_k') | int) ~ ')') }}
   {%- elif field == 'quantile_sketch' -%}
     {#- An empty KLL sketch is refused by every reader: keep none instead. -#}
-    {{ return('if(count(' ~ input ~ ') > 0, kll_sketch_agg_double(' ~ input ~ ', '
-              ~ (dbt_analyze._var('dbt_analyze_kll_k') | int) ~ '), null)') }}
+    {{ return('if(count(' ~ input ~ ')' ~ only ~ ' > 0, kll_sketch_agg_double(' ~ input ~ ', '
+              ~ (dbt_analyze._var('dbt_analyze_kll_k') | int) ~ ')' ~ only ~ ', null)') }}
   {%- elif field == 'top_values_sketch' -%}
     {{ return('approx_top_k_accumulate(' ~ input ~ ', '
-              ~ (tracked or dbt_analyze._var('dbt_analyze_top_k_tracked')) | int ~ ')') }}
+              ~ (tracked or dbt_analyze._var('dbt_analyze_top_k_tracked')) | int ~ ')' ~ only) }}
   {%- endif -%}
   {{ return(none) }}
 {% endmacro %}

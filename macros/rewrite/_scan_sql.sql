@@ -5,8 +5,11 @@
   by the partition columns and prunes to the partitions to scan; the tiny aggregate is then
   unpivoted with inline(), so sketches never leave the server.
 
-  plan:       from _plan_target (table, listing, scan_columns, sketches, sample)
+  plan:       from _plan_target (table, listing, scan_columns, sketches, sample, sketch_rate)
   specs:      partition specs to scan ([''] for an unpartitioned table)
+  With plan.sketch_rate, the KLL and top-k sketches take a seeded Bernoulli sample of the rows (a
+  flag the projection draws, which their aggregates FILTER on); the exact measures and HLL see
+  every row, and each column's sketch_values counts the values the sample held.
 -#}
 {% macro _scan_sql(plan, specs, run_id) %}
   {%- set table = plan.table -%}
@@ -16,7 +19,9 @@
   {#- The aggregate: c<i>__<field> for every scanned column and state field that applies. A
       sketch's per-row input is projected under the aggregate as __dbt_analyze_c<i>__<field>. -#}
   {%- set aggregates = [spec_sql ~ ' as __partition_spec', 'count(1) as __row_count'] -%}
-  {%- set sketch_inputs = [] -%}
+  {%- set sampled = plan.get('sketch_rate') is not none -%}
+  {%- set sketch_inputs = ['rand(' ~ (dbt_analyze._var('dbt_analyze_sample_seed') | int + 1) ~ ') < '
+                           ~ plan.sketch_rate ~ ' as __dbt_analyze_sampled'] if sampled else [] -%}
   {%- set aliases = {} -%}
   {%- for column in plan.scan_columns -%}
     {%- set column_index = loop.index0 -%}
@@ -29,7 +34,9 @@
         {%- set input = dbt_analyze._sketch_input(field, quoted, category, dbt_analyze._collation(column.data_type)) -%}
         {%- if input -%}{%- do sketch_inputs.append(input ~ ' as __dbt_analyze_' ~ alias) -%}{%- endif -%}
         {%- set expr = dbt_analyze._sketch_aggregate(field, '__dbt_analyze_' ~ alias if input else none,
-                                                     dbt_analyze._top_k_tracked(plan, column.name)) -%}
+                                                     dbt_analyze._top_k_tracked(plan, column.name), sampled) -%}
+      {%- elif field == 'sketch_values' -%}
+        {%- set expr = dbt_analyze._measure_sketch_values(quoted, category, sampled) -%}
       {%- else -%}
         {%- set expr = dbt_analyze._measure(field, quoted, category) -%}
       {%- endif -%}
@@ -88,7 +95,8 @@
          l.modified_at as files_modified_at,
          {%- for field, type in fields %} s.{{ field }},{% endfor %}
          {{ dbt_analyze._quote_literal(plan.sketches) }} as sketches,
-         if(l.exact_rows is null, null, a.__row_count) as sample_rows, l.now as collected_at
+         if(l.exact_rows is null, null, a.__row_count) as sample_rows, l.now as collected_at,
+         cast({{ plan.sketch_rate if sampled else 'null' }} as double) as sketch_rate
   from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at, exact_rows, now)
   left join (
     select {{ aggregates | join(',\n           ') }}

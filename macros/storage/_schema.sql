@@ -23,9 +23,16 @@
   {%- set state = [('row_count', 'bigint'), ('file_count', 'bigint'), ('size_bytes', 'bigint'),
                    ('files_modified_at', 'string')]
                   + dbt_analyze._state_fields()
-                  + [('sketches', 'string'), ('sample_rows', 'bigint'), ('collected_at', 'timestamp')] -%}
+                  + [('sketches', 'string'), ('sample_rows', 'bigint'), ('collected_at', 'timestamp'),
+                     ('sketch_rate', 'double')] -%}
+  {#- statistics_history holds the state's fields as state_*, those added in version 8 after its
+      other columns (an upgrade appends them: _upgrade_plain_tables). -#}
+  {%- set added = dbt_analyze._columns_added_in_8() -%}
   {%- set prefixed_state = [] -%}
-  {%- for column, type in state -%}{%- do prefixed_state.append(('state_' ~ column, type)) -%}{%- endfor -%}
+  {%- set prefixed_added = [] -%}
+  {%- for column, type in state -%}
+    {%- do (prefixed_added if 'state_' ~ column in added else prefixed_state).append(('state_' ~ column, type)) -%}
+  {%- endfor -%}
   {#- statistics_history's top_values_truncated: the column's most common values stopped where its
       top-k sketch stopped counting, and a larger sketch would list more (_grow_top_k). -#}
   {%- set tables = {
@@ -45,7 +52,7 @@
         ('histogram',
          'array<struct<bin:int,lower_bound:string,upper_bound:string,row_count:double,distinct_count:bigint>>'),
         ('top_values', 'array<struct<rank:int,value:string,frequency:bigint>>')] + prefixed_state
-        + [('top_values_truncated', 'boolean')],
+        + [('top_values_truncated', 'boolean')] + prefixed_added + [('sketch_values', 'bigint')],
     'partition_states': run + target + [('column_name', 'string'), ('data_type', 'string')] + state,
     'table_statistics_history': run + target + [('row_count', 'bigint'), ('size_bytes', 'bigint'),
         ('file_count', 'bigint'), ('partition_count', 'bigint'), ('partitions_analyzed', 'bigint'),
@@ -54,7 +61,7 @@
         ('null_count', 'bigint'), ('distinct_count', 'bigint'), ('min_value', 'string'), ('max_value', 'string'),
         ('avg_len', 'double'), ('max_len', 'bigint'), ('true_count', 'bigint'), ('false_count', 'bigint'),
         ('mean', 'double'), ('stddev', 'double'), ('partitions_analyzed', 'bigint'), ('sampled', 'boolean'),
-        ('collected_at', 'timestamp'), ('state_run_id', 'string')],
+        ('collected_at', 'timestamp'), ('state_run_id', 'string'), ('sketch_values', 'bigint')],
     'staleness_checks': [('check_id', 'string'), ('checked_at', 'timestamp'), ('table_schema', 'string'),
         ('table_name', 'string'), ('partition_spec', 'string'), ('status', 'string'), ('collected_at', 'timestamp')],
     'column_quantiles_history': run + target + [('column_name', 'string'), ('quantile', 'double'), ('value', 'string')],
@@ -77,7 +84,14 @@
 
 {#- Raised whenever a storage table gains a column or an option: older statistics schemas are upgraded in place. -#}
 {% macro _storage_version() %}
-  {{ return('7') }}
+  {{ return('8') }}
+{% endmacro %}
+
+{#- statistics_history's columns added in version 8 (sampled distribution sketches): the rate a
+    state's KLL and top-k sketches were fed at, the values they saw, and a column row's values its
+    quantiles, histogram and top values come from. Older rows and documents read NULL there. -#}
+{% macro _columns_added_in_8() %}
+  {{ return(['state_sketch_values', 'state_sketch_rate', 'sketch_values']) }}
 {% endmacro %}
 
 {#- The statistic kinds: views over statistics_history named <kind>_history (every run) and <kind>

@@ -70,7 +70,7 @@
          s.state_files_modified_at, s.state_sketches, cast(s.state_collected_at as string), s.run_id,
          {{ dbt_analyze._text_items_sql('s.state_top_values_sketch') }},
          {{ 'k.mapped_by' if mapped else 'l.run_id' }}, {{ 'k.merged_sketches' if mapped else 'cast(null as string)' }},
-         s.state_top_values_sketch.maxItemsTracked
+         s.state_top_values_sketch.maxItemsTracked, s.state_sketch_rate
   from {{ history }} s
   {%- if mapped %}
   join (
@@ -91,7 +91,7 @@
   {%- if with_succeeded %}
   union all
   select table_schema, table_name, null, null, null, null, null, null, null, null,
-         concat_ws(',', collect_list(run_id)), null, null, null, null
+         concat_ws(',', collect_list(run_id)), null, null, null, null, null
   from {{ dbt_analyze._succeeded_runs_sql(tables, run) }}
   group by 1, 2
   {%- endif %}

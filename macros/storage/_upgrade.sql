@@ -70,7 +70,7 @@
     {%- do v5.update({name: dbt_analyze._storage_relation(name ~ '__v5') if name in kinds
                       else '(' ~ dbt_analyze._null_row_sql(name) ~ ' where false)'}) -%}
   {%- endfor -%}
-  {%- do run_query(dbt_analyze._merged_v5_rows_sql(copy, v5)) -%}
+  {%- do run_query(dbt_analyze._merged_v5_rows_sql(copy, v5, added_in_8=false)) -%}
   {%- set counts = run_query("select (select count(*) from " ~ v5.table_statistics_history ~ "), (select count(*) from "
                              ~ v5.column_statistics_history
                              ~ "), (select count_if(column_name = '') from " ~ copy
@@ -108,15 +108,17 @@
 {#- The rows of version 5's tables (or of a statistics document: v5, a relation per table name) as
     statistics_history rows: each snapshot row with its statistic kinds' arrays; the rows of each
     table's latest run (a relation of run_id, table_schema, table_name) with the states they were
-    derived from (older snapshots are history: no merge reads them again). -#}
-{% macro _merged_v5_rows_sql(target, v5, latest=none) %}
+    derived from (older snapshots are history: no merge reads them again). Version 5's own tables
+    have none of the columns added in version 8 (added_in_8=false); a document's rows may. -#}
+{% macro _merged_v5_rows_sql(target, v5, latest=none, added_in_8=true) %}
   {%- set state = dbt_analyze._storage_columns('partition_states')[6:] -%}
   {%- set keys = 'run_id, table_schema, table_name, partition_spec, column_name' -%}
   {%- set st = namespace(table_columns=[], column_columns=[]) -%}
   {%- for column, type in dbt_analyze._storage_columns('statistics_history') -%}
     {%- set table_value = 'null' -%}
     {%- set column_value = 'null' -%}
-    {%- if column.startswith('state_') -%}
+    {%- if not added_in_8 and column in dbt_analyze._columns_added_in_8() -%}
+    {%- elif column.startswith('state_') -%}
       {%- set table_value = 's.' ~ column[6:] -%}
       {%- set column_value = table_value -%}
     {%- elif column in ('run_id', 'table_schema', 'table_name', 'partition_spec') -%}

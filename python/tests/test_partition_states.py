@@ -23,7 +23,7 @@ def test_states_of_several_tables_each_under_its_own():
     read = read_states([("s", "b"), ("s", "a"), ("s", "c")], rows)
     assert read["states"][1] == {"p=1": {"fingerprint": [2, 30, "7"], "columns": {"x": "int", "y": "string"},
                                          "sketches": "full", "collected_at": "2026-01-01 00:00:00", "run_id": "r1",
-                                         "text_top_values": ["x"], "top_k_tracked": {"x": 2048, "y": 2048}}}
+                                         "text_top_values": ["x"], "top_k_tracked": {"x": 2048, "y": 2048}, "sketch_rate": None}}
     assert list(read["states"][0]) == [""] and read["states"][2] == {}
     assert read["latest"] == ["r2", "r9", None]
     assert read["merged"] == ["basic", None, None]

@@ -191,8 +191,11 @@ def model_section(
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     moments = {c["column_name"]: c for c in columns if c.get("mean") is not None}
+    sampled = {c["column_name"]: sketched for c in columns if (sketched := sketched_share(c, rows))}
     for name in sorted(set(histograms) | set(top_values) | set(moments)):
         lines += [f"#### {escape(name)}", ""]
+        if name in sampled:
+            lines += [sampled[name], ""]
         if name in moments:
             stddev = moments[name].get("stddev")
             lines += [
@@ -209,6 +212,23 @@ def model_section(
             shown = [f"{escape(v.get('value'))} ({number(v.get('frequency'))})" for v in top_values[name][:10]]
             lines += ["Top values: " + ", ".join(shown), ""]
     return "\n".join(lines)
+
+
+def sketched_share(column: Dict[str, Any], rows: Optional[int]) -> Optional[str]:
+    """What a column's quantiles, histogram and top values saw, where its sketches saw a sample of
+    its values (sketch_values below its non-null rows); None where they saw every value.
+
+    >>> sketched_share({"sketch_values": 50000, "null_count": 0}, 1000000)
+    'Quantiles, histogram and top values from a sample: 50,000 of 1,000,000 values (5.0%).'
+    >>> sketched_share({"sketch_values": 10, "null_count": 0}, 10) is None
+    True
+    """
+    seen, nulls = column.get("sketch_values"), column.get("null_count")
+    if seen is None or rows is None or nulls is None or seen >= rows - nulls:
+        return None
+    values = rows - nulls
+    return (f"Quantiles, histogram and top values from a sample: {number(seen)} of {number(values)} values "
+            f"({100.0 * seen / values:.1f}%).")
 
 
 def estimated_section(estimates: List[Dict[str, Any]]) -> str:
