@@ -379,10 +379,13 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--sample-rows", type=int, default=None,
                         help="dbt_analyze_sketch_sample_rows for our run: the report goes to bench/out/estimation_<n>.md")
+    parser.add_argument("--predicates", type=int, default=PREDICATES, help="random predicates per column and class")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     options = parser.parse_args()
+    globals()["PREDICATES"] = options.predicates
     spark = datasets.bench_session(options.out)
-    command = f"make estimation SCALE={options.scale:g}" + (f" SAMPLE_ROWS={options.sample_rows}" if options.sample_rows else "")
+    command = (f"make estimation SCALE={options.scale:g}" + (f" SAMPLE_ROWS={options.sample_rows}" if options.sample_rows else "")
+               + (f" (--predicates {options.predicates})" if options.predicates != 400 else ""))
     write_report(measure(spark, int(1_000_000 * options.scale), options.sample_rows), command, options.out,
                  f"estimation_{options.sample_rows}" if options.sample_rows else "estimation")
 
