@@ -6,6 +6,7 @@ returns their names with the columns to compare.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -113,3 +114,10 @@ def write_section(name: str, section: str, path: Path = Path(__file__).resolve()
     text = (text[:text.index(start)] + section + text[text.index(end) + len(end):]) if start in text \
         else text.rstrip() + "\n\n" + section + "\n"
     path.write_text(text)
+
+
+def write_report(out: Path, name: str, report: dict, section: str) -> None:
+    """A benchmark's raw figures (bench/out/<name>.json) and its section of BENCHMARKS.md, printed too."""
+    (out / f"{name}.json").write_text(json.dumps(report, indent=1))
+    write_section(name, section)
+    print(section)

@@ -264,10 +264,7 @@ def main() -> None:
     spark.sql("drop database if exists analytics_stats cascade")
     report = measure(spark, options.scale, options.rounds)
     report.update({"date": time.strftime("%Y-%m-%d"), "scale": options.scale, "mixed_rows": int(2_000_000 * options.scale)})
-    (options.out / "run_cost.json").write_text(json.dumps(report, indent=1))
-    section = markdown(report, options)
-    datasets.write_section("run_cost", section)
-    print(section)
+    datasets.write_report(options.out, "run_cost", report, markdown(report, options))
 
 
 if __name__ == "__main__":

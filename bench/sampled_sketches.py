@@ -93,10 +93,7 @@ def main() -> None:
               "command": f"python bench/sampled_sketches.py --tpch-sf {options.tpch_sf:g} --rounds {options.rounds}",
               "tables": {table: {"rows": count, "sizes": measure(spark, table, options.sizes, options.rounds)}
                          for table, count in tables.items()}}
-    (options.out / "sampled_sketches.json").write_text(json.dumps(report, indent=1))
-    section = markdown(report)
-    datasets.write_section("sampled_sketches", section)
-    print(section)
+    datasets.write_report(options.out, "sampled_sketches", report, markdown(report))
 
 
 if __name__ == "__main__":

@@ -95,10 +95,7 @@ def main() -> None:
         raise RuntimeError("dbt deps failed in bench/tests_project")
     report = {"date": time.strftime("%Y-%m-%d"), "rounds": options.rounds,
               "scale_factors": [measure(spark, sf, options.out, options.rounds) for sf in options.scale_factors]}
-    (options.out / "statistics_tests.json").write_text(json.dumps(report, indent=1))
-    section = markdown(report)
-    datasets.write_section("statistics_tests", section)
-    print(section)
+    datasets.write_report(options.out, "statistics_tests", report, markdown(report))
 
 
 if __name__ == "__main__":
