@@ -129,9 +129,20 @@ def test_a_column_whose_sample_saw_every_value_once_gets_no_top_values(spark, db
               "from range(400000)")
     # about 1,000 rows in the sample: fewer than the items a top-k sketch tracks, so it counts each
     # value it saw, and each unique id once
-    result = dbt("run-operation", "analyze_table", "--args", json.dumps({"relation": "analytics.sketch_unique", "columns": "all"}),
+    result = dbt("run-operation", "analyze_table",
+                 "--args", json.dumps({"relation": "analytics.sketch_unique", "columns": "all", "publish": True}),
                  "--vars", json.dumps({"dbt_analyze_sketch_sample_rows": 1000}))
     assert result.success, result.error
+    # the histogram spans the column's exact range, not the sample's: Spark's optimizer refuses a
+    # histogram narrower than the column's min and max
+    bounds = rows(spark, "select min(lower_bound) as low, max(cast(upper_bound as bigint)) as high from analytics_stats.column_histograms "
+                         "where table_name = 'sketch_unique' and partition_spec = '' and column_name = 'id'")[0]
+    assert bounds == {"low": "0", "high": 399999}
+    spark.conf.set("spark.sql.cbo.enabled", "true")
+    try:
+        assert "rowCount" in spark.sql("explain cost select * from analytics.sketch_unique where id = 5").collect()[0][0]
+    finally:
+        spark.conf.set("spark.sql.cbo.enabled", "false")
     top = rows(spark, "select column_name, value, frequency from analytics_stats.column_top_values "
                       "where table_name = 'sketch_unique' and partition_spec = ''")
     # a value seen once stands for 400 rows it cannot back: none is listed

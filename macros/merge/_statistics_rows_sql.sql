@@ -136,8 +136,12 @@
           {{ bins }} as bins,
           {{ dbt_analyze._by_top_k_group_sql(top_groups, most_commons) }} as most_common,
           {{ dbt_analyze._most_common_rule_sql('top_sorted', 'n / top_scale') }} as rule_listed,
-          {#- Each bound rendered once: it is one bin's upper bound and the next one's lower. -#}
-          transform(bounds, x -> {{ dbt_analyze._render_by_type_sql('x', data_types) }}) as rendered_bounds
+          {#- Each bound rendered once: it is one bin's upper bound and the next one's lower. The
+              ends are the column's exact min and max: a sketch fed a sample knows the sample's
+              (Spark's optimizer refuses a histogram narrower than the column's range). -#}
+          transform(bounds, (x, i) -> case when i = 0 and min_value is not null then min_value
+                                           when i = size(bounds) - 1 and max_value is not null then max_value
+                                           else {{ dbt_analyze._render_by_type_sql('x', data_types) }} end) as rendered_bounds
    from (
      select *,
             if({{ sketch }}, kll_sketch_get_quantile_double(kll, {{ dbt_analyze._ranks_sql(quantiles) }}), null) as q_values,

@@ -223,12 +223,10 @@ def sketched_share(column: Dict[str, Any], rows: Optional[int]) -> Optional[str]
     >>> sketched_share({"sketch_values": 10, "null_count": 0}, 10) is None
     True
     """
-    seen, nulls = column.get("sketch_values"), column.get("null_count")
-    if seen is None or rows is None or nulls is None or seen >= rows - nulls:
+    seen, values = column.get("sketch_values"), rows - column["null_count"] if rows and column.get("null_count") is not None else None
+    if seen is None or values is None or seen >= values:
         return None
-    values = rows - nulls
-    return (f"Quantiles, histogram and top values from a sample: {number(seen)} of {number(values)} values "
-            f"({100.0 * seen / values:.1f}%).")
+    return f"Quantiles, histogram and top values from a sample: {number(seen)} of {number(values)} values ({100.0 * seen / values:.1f}%)."
 
 
 def estimated_section(estimates: List[Dict[str, Any]]) -> str:
