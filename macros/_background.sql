@@ -16,8 +16,7 @@
   {#- A small table's run is mostly planning on the driver: more workers than cores only queue. -#}
   {%- set workers = dbt_analyze._var('dbt_analyze_background_workers')
                     or [4, adapter.dbt_analyze_parallelism() or 1] | min -%}
-  {%- do adapter.dbt_analyze_submit(dbt_analyze._statistics_key(relation), model_id, '_run_analyze', {'args': args},
-                                    workers | int) -%}
+  {%- do adapter.dbt_analyze_submit(dbt_analyze._statistics_key(relation), model_id, args, workers | int) -%}
   {{ log('dbt_analyze: ' ~ relation.schema ~ '.' ~ relation.identifier
          ~ ': statistics are collected beside the build', info=True) }}
 {% endmacro %}

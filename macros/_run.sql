@@ -25,6 +25,18 @@
   and, where its sketches cut a column's most common values, the hints that grow them (_grow_top_k).
 -#}
 {% macro _run_analyze(args) %}
+  {%- set prepared = dbt_analyze._prepare_run(args) -%}
+  {%- if prepared.done -%}{{ return(prepared.summary) }}{%- endif -%}
+  {%- do dbt_analyze._write_run(prepared) -%}
+  {{ return(dbt_analyze._finish_run(prepared)) }}
+{% endmacro %}
+
+{#- A run up to its write: request, plan, reads, the scan's choice and its SELECT. Returns
+    {done: true, summary} for a run that ends here (a dry run, a table unchanged since its last
+    run), else what _write_run and _finish_run take. shares_events (background runs of
+    unpartitioned tables, written together: _run_background_batch): the `started` event is not
+    sent but returned as a row (started_row), and _write_run returns the `succeeded` one. -#}
+{% macro _prepare_run(args, shares_events=false) %}
   {%- set run = dbt_analyze._new_run(args) -%}
   {%- set request = dbt_analyze._fit_to_engine(dbt_analyze._build_request(args, run), run) -%}
   {#- The plan's time starts once the engine has answered: a run-operation's first statement also
@@ -47,7 +59,8 @@
       storage may not exist yet). -#}
   {%- set reads_hints = not run.dry_run
                         or 'statistics_history' in dbt_analyze._existing_tables(dbt_analyze._stats_schema()) -%}
-  {%- set read = dbt_analyze._read_listings_states_and([plan], run, ([] if run.dry_run
+  {%- set shares_events = shares_events and not run.dry_run and not table.partition_columns -%}
+  {%- set read = dbt_analyze._read_listings_states_and([plan], run, ([] if run.dry_run or shares_events
                                                         else [dbt_analyze._event_sql(run, 'started', table)])
                                                         + ([dbt_analyze._top_k_hints_sql()] if reads_hints else []),
                                                         with_succeeded=table.partition_columns | length > 0,
@@ -83,7 +96,7 @@
     {%- set insert_sql = dbt_analyze._statistics_insert_sql(select) -%}
     {{ log(('' if to_scan else '-- nothing to scan;\n') ~ insert_sql ~ ';', info=True) }}
     {%- do summary.update({'sql': [insert_sql]}) -%}
-    {{ return(summary) }}
+    {{ return({'done': true, 'summary': summary}) }}
   {%- endif -%}
 
   {%- set plan_ms = dbt_analyze._elapsed_ms(plan_started) -%}
@@ -96,12 +109,24 @@
     {%- set publish_ms = dbt_analyze._publish_to_catalog(table, latest) if request.publish else none -%}
     {%- set metrics = {'partitions_scanned': 0, 'partitions_skipped': choice.skipped | length, 'plan_ms': plan_ms,
                        'publish_ms': publish_ms, 'notes': schema_changes | join('; ') or none} -%}
+    {%- if shares_events -%}{%- do dbt_analyze._write_event(run, 'started', table) -%}{%- endif -%}
     {%- do dbt_analyze._write_event(run, 'unchanged', table, metrics) -%}
     {%- do summary.update({'status': 'unchanged', 'snapshot_run_id': latest,
                            'run_metrics': dbt_analyze._run_metrics(metrics)}) -%}
-    {{ return(summary) }}
+    {{ return({'done': true, 'summary': summary}) }}
   {%- endif -%}
+  {{ return({'done': false, 'run': run, 'request': request, 'plan': plan, 'read': read, 'choice': choice,
+             'select': select, 'summary': summary, 'plan_ms': plan_ms, 'schema_changes': schema_changes,
+             'with_sketch_statistics': with_sketch_statistics, 'hints': hints, 'name': name,
+             'started_row': dbt_analyze._event_row(run, 'started', table) if shares_events else none}) }}
+{% endmacro %}
 
+{#- A prepared run's write (scan, merge and every statistic in one INSERT), its catalog copy and its
+    `succeeded` event: sent, or, where the run shares its events and the write took its own
+    numbers, kept in prepared.succeeded_row for the batch's one INSERT. -#}
+{% macro _write_run(prepared) %}
+  {%- set run, request, plan, choice = prepared.run, prepared.request, prepared.plan, prepared.choice -%}
+  {%- set table, name, to_scan = plan.table, prepared.name, choice.to_scan -%}
   {%- set scan_started = modules.datetime.datetime.utcnow() -%}
   {%- if to_scan -%}
     {{ log('dbt_analyze: scanning ' ~ name ~ ': ' ~ (to_scan | length) ~ ' of ' ~ (plan.all_partitions | length)
@@ -114,16 +139,37 @@
   {%- endif -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))'
          ~ (' in the same write' if to_scan else ''), info=True) }}
-  {%- set written = dbt_analyze._run_statistics_write(select, dbt_analyze._runs_interpreted(plan, to_scan)) -%}
+  {%- set written = dbt_analyze._run_statistics_write(prepared.select, dbt_analyze._runs_interpreted(plan, to_scan)) -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
   {%- set metrics = {'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length,
-                     'plan_ms': plan_ms, 'scan_ms': scan_ms, 'publish_ms': publish_ms,
-                     'notes': schema_changes | join('; ') or none} -%}
-  {%- set merged = dbt_analyze._merge_again_after_concurrent_runs(plan, run, read.succeeded[0],
-                                                                  with_sketch_statistics, metrics, written) -%}
+                     'plan_ms': prepared.plan_ms, 'scan_ms': scan_ms, 'publish_ms': publish_ms,
+                     'notes': prepared.schema_changes | join('; ') or none} -%}
+  {%- do prepared.update({'scan_ms': scan_ms, 'publish_ms': publish_ms, 'metrics': metrics}) -%}
+  {%- if prepared.started_row and written -%}
+    {#- An unpartitioned table's run checks for no concurrent run (_merge_again_after_concurrent_runs). -#}
+    {%- set event_metrics = dict(metrics) -%}
+    {%- do event_metrics.update({'rows_scanned': written[0], 'bytes_scanned': written[1], 'sketch_bytes': written[2]}) -%}
+    {%- do prepared.update({'merged': {'run_id': run.run_id, 'own': written},
+                            'succeeded_row': dbt_analyze._event_row(run, 'succeeded', table, event_metrics,
+                                                                    reads_after=0)}) -%}
+  {%- else -%}
+    {%- do prepared.update({'merged': dbt_analyze._merge_again_after_concurrent_runs(
+          plan, run, prepared.read.succeeded[0], prepared.with_sketch_statistics, metrics, written),
+                            'succeeded_row': none}) -%}
+  {%- endif -%}
+{% endmacro %}
+
+{#- A written run's end, once its `succeeded` event is stored: the top-k hints it learned, its log
+    line and its summary. -#}
+{% macro _finish_run(prepared) %}
+  {%- set run, plan, choice, merged = prepared.run, prepared.plan, prepared.choice, prepared.merged -%}
+  {%- set name, to_scan, summary = prepared.name, choice.to_scan, prepared.summary -%}
+  {%- set plan_ms, scan_ms, publish_ms = prepared.plan_ms, prepared.scan_ms, prepared.publish_ms -%}
   {%- set own = merged.own -%}
-  {%- if with_sketch_statistics -%}{%- do dbt_analyze._grow_top_k(plan, request, hints, own[3]) -%}{%- endif -%}
+  {%- if prepared.with_sketch_statistics -%}
+    {%- do dbt_analyze._grow_top_k(plan, prepared.request, prepared.hints, own[3]) -%}
+  {%- endif -%}
   {{ log('dbt_analyze: ' ~ name ~ ' analyzed: ' ~ own[0] ~ ' rows (' ~ own[1] ~ ' bytes) scanned in '
          ~ (to_scan | length) ~ ' partition(s), '
          ~ (choice.skipped | length) ~ ' skipped'
@@ -131,6 +177,6 @@
          ~ ' (plan ' ~ plan_ms ~ ' ms, scan and merge ' ~ scan_ms ~ ' ms'
          ~ (', publish ' ~ publish_ms ~ ' ms' if publish_ms is not none else '') ~ ')', info=True) }}
   {%- do summary.update({'status': 'succeeded', 'rows_scanned': own[0] | int, 'snapshot_run_id': merged.run_id,
-                         'run_metrics': dbt_analyze._run_metrics(metrics, own)}) -%}
+                         'run_metrics': dbt_analyze._run_metrics(prepared.metrics, own)}) -%}
   {{ return(summary) }}
 {% endmacro %}

@@ -53,6 +53,61 @@ def test_a_failing_background_run_fails_the_invocation_naming_the_model(spark, d
     assert result.success, result.error
 
 
+def test_runs_pending_together_write_their_events_together(spark, dbt):
+    """The workers kept from taking runs until every model's run waits: the runs of the unpartitioned tables then go
+    in one batch, their `started` events in one INSERT and their `succeeded` events in another,
+    and each table's statistics are those of this build."""
+    import threading
+    import time
+
+    from dbt_analyze import background
+
+    assert dbt("seed", "--select", "orders_seed").success
+    runs = background.background_runs(2)
+    real_take, real_run, gate, sizes = runs._take, runs._run_batch, threading.Event(), []
+
+    def recorded(jobs):
+        sizes.append(sorted(job.key for job in jobs))
+        real_run(jobs)
+
+    def open_when_all_wait():
+        deadline = time.monotonic() + 120
+        while len(runs._waiting) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        gate.set()
+        runs._pool.submit(runs._drain)
+
+    runs._take = lambda: real_take() if gate.is_set() else []
+    runs._run_batch = recorded
+    opener = threading.Thread(target=open_when_all_wait)
+    opener.start()
+    try:
+        result = dbt("run", "--select", "orders", "customers", "checked_orders", "--vars",
+                     json.dumps({"statistics_tests": True}))
+    finally:
+        gate.set()
+        opener.join()
+        runs._take, runs._run_batch = real_take, real_run
+    assert result.success, result.error
+    assert any({"analytics.customers", "analytics.checked_orders"} <= set(batch) for batch in sizes), sizes
+    events = rows(spark, "select table_name, event, event_at, statements from analytics_stats.analyze_run_events"
+                         " where table_name in ('customers', 'checked_orders') and run_id in"
+                         " (select max_by(run_id, event_at) from analytics_stats.analyze_run_events"
+                         "  where table_name in ('customers', 'checked_orders') group by table_name)")
+    by_event = {}
+    for event in events:
+        by_event.setdefault(event["event"], {})[event["table_name"]] = event
+    assert set(by_event) == {"started", "succeeded"}, events
+    for kind in ("started", "succeeded"):
+        assert set(by_event[kind]) == {"customers", "checked_orders"}
+        # one INSERT: one current_timestamp()
+        assert by_event[kind]["customers"]["event_at"] == by_event[kind]["checked_orders"]["event_at"]
+    assert all(event["statements"] > 2 for event in by_event["succeeded"].values())
+    for table in ("customers", "checked_orders", "orders"):
+        built = rows(spark, f"select count(*) as n from analytics.{table}")[0]["n"]
+        assert table_stats(spark, f"analytics.{table}")[""]["row_count"] == built
+
+
 KILL_HOME = PROJECT.parent / ".spark" / "background_kill"
 
 

@@ -3,31 +3,21 @@
   {%- do run_query(dbt_analyze._event_sql(run, event, table, metrics, from_sql)) -%}
 {% endmacro %}
 
+{#- Events of several runs in one INSERT: rows from _event_row. -#}
+{% macro _write_events(rows) %}
+  {%- do run_query('insert into ' ~ dbt_analyze._storage_relation('analyze_run_events') ~ ' values '
+                   ~ rows | join(', ')) -%}
+{% endmacro %}
+
+{#- One event of a run as a VALUES row of analyze_run_events: (v1, v2, ...) (see _event_sql). -#}
+{% macro _event_row(run, event, table=none, metrics={}, reads_after=none) %}
+  {{ return('(' ~ dbt_analyze._event_values(run, event, table, metrics, reads_after) | join(', ') ~ ')') }}
+{% endmacro %}
+
 {#- The INSERT of one event of a run into analyze_run_events. metrics: {column: value}, numbers as
-    SQL (so with from_sql, a query of one row, they may be its columns: m.<name>); the run's
-    statement count goes into every event that ends a run, with the reads_after it (by default,
-    after a `succeeded` event, the check for concurrent runs). -#}
+    SQL (so with from_sql, a query of one row, they may be its columns: m.<name>). -#}
 {% macro _event_sql(run, event, table=none, metrics={}, from_sql=none, reads_after=none) %}
-  {%- set values = [] -%}
-  {%- set sent = dbt_analyze._statements_sent() if event != 'started' else none -%}
-  {%- for column, type in dbt_analyze._storage_columns('analyze_run_events') -%}
-    {%- if column == 'run_id' -%}{%- set value = dbt_analyze._quote_literal(run.run_id) -%}
-    {%- elif column == 'invocation_id' -%}{%- set value = dbt_analyze._quote_literal(invocation_id) -%}
-    {%- elif column == 'table_schema' -%}{%- set value = dbt_analyze._quote_literal(table.schema if table else none) -%}
-    {%- elif column == 'table_name' -%}{%- set value = dbt_analyze._quote_literal(table.identifier if table
-        else none) -%}
-    {%- elif column == 'event' -%}{%- set value = dbt_analyze._quote_literal(event) -%}
-    {%- elif column == 'event_at' -%}{%- set value = 'current_timestamp()' -%}
-    {%- elif column == 'request' -%}{%- set value = dbt_analyze._quote_literal(run.request_text) -%}
-    {%- elif column == 'statements' and sent is not none and run.get('statements_at_start') is not none -%}
-      {%- set after = reads_after if reads_after is not none else (1 if event == 'succeeded' else 0) -%}
-      {%- set value = 'cast(' ~ (sent - run.statements_at_start + 1 + after) ~ ' as bigint)' -%}
-    {%- elif type == 'string' -%}{%- set value = dbt_analyze._quote_literal(metrics.get(column)) -%}
-    {%- else -%}{%- set value = 'cast(' ~ (metrics.get(column) if metrics.get(column) is not none else 'null') ~ ' as '
-                                ~ type ~ ')' -%}
-    {%- endif -%}
-    {%- do values.append(value) -%}
-  {%- endfor -%}
+  {%- set values = dbt_analyze._event_values(run, event, table, metrics, reads_after) -%}
   {%- set events = dbt_analyze._storage_relation('analyze_run_events') -%}
   {%- if from_sql -%}
     {#- The run's own values as a VALUES row, not literals in a projection: Spark would write its
@@ -48,6 +38,33 @@
               ~ ') m cross join (values (' ~ literals | join(', ') ~ ')) as e(' ~ names | join(', ') ~ ')') }}
   {%- endif -%}
   {{ return('insert into ' ~ events ~ ' values (' ~ values | join(', ') ~ ')') }}
+{% endmacro %}
+
+{#- An event's values as SQL, in the columns' order. The run's statement count goes into every
+    event that ends a run, with the reads_after it (by default, after a `succeeded` event, the
+    check for concurrent runs). -#}
+{% macro _event_values(run, event, table, metrics, reads_after) %}
+  {%- set values = [] -%}
+  {%- set sent = dbt_analyze._statements_sent() if event != 'started' else none -%}
+  {%- for column, type in dbt_analyze._storage_columns('analyze_run_events') -%}
+    {%- if column == 'run_id' -%}{%- set value = dbt_analyze._quote_literal(run.run_id) -%}
+    {%- elif column == 'invocation_id' -%}{%- set value = dbt_analyze._quote_literal(invocation_id) -%}
+    {%- elif column == 'table_schema' -%}{%- set value = dbt_analyze._quote_literal(table.schema if table else none) -%}
+    {%- elif column == 'table_name' -%}{%- set value = dbt_analyze._quote_literal(table.identifier if table
+        else none) -%}
+    {%- elif column == 'event' -%}{%- set value = dbt_analyze._quote_literal(event) -%}
+    {%- elif column == 'event_at' -%}{%- set value = 'current_timestamp()' -%}
+    {%- elif column == 'request' -%}{%- set value = dbt_analyze._quote_literal(run.request_text) -%}
+    {%- elif column == 'statements' and sent is not none and run.get('statements_at_start') is not none -%}
+      {%- set after = reads_after if reads_after is not none else (1 if event == 'succeeded' else 0) -%}
+      {%- set value = 'cast(' ~ (sent - run.statements_at_start + 1 + after) ~ ' as bigint)' -%}
+    {%- elif type == 'string' -%}{%- set value = dbt_analyze._quote_literal(metrics.get(column)) -%}
+    {%- else -%}{%- set value = 'cast(' ~ (metrics.get(column) if metrics.get(column) is not none else 'null') ~ ' as '
+                                ~ type ~ ')' -%}
+    {%- endif -%}
+    {%- do values.append(value) -%}
+  {%- endfor -%}
+  {{ return(values) }}
 {% endmacro %}
 
 {#- What a run itself stored, as aggregates of its statistics rows: rows, bytes and sketch_bytes

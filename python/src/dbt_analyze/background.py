@@ -8,8 +8,11 @@ connection of its own and runs the run's macro in a macro context of its own (as
 ``run-operation`` does), so its statements never interleave with a model's.
 
 - Runs of the same table never overlap: a run waits for the run of its table submitted before it.
+- Runs pending together run together: a free worker takes every waiting run (of different tables)
+  as one batch, and ``run_batch`` may share statements between them (the events of
+  unpartitioned tables' runs: ``dbt_analyze_submit``).
 - ``wait(key)``: a reader (a data test, ``get_column_stats``) waits for the pending run of the
-  table it reads; ``wait()`` for every one. A run's own thread never waits for itself.
+  table it reads; ``wait()`` for every one. A batch's own thread never waits for its runs.
 - ``finish()``: every pending run, waited for; the failures since the last ``finish``, each with
   its model and the first line of its error (the package's on-run-end hook fails the invocation
   with them).
@@ -28,51 +31,106 @@ from __future__ import annotations
 import contextvars
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from dbt_analyze.session_submission import adapter_spark, is_session
 from dbt_analyze.statements import spark_error_line
 
-_CURRENT = threading.local()  # the key of the run a worker thread is running
+_CURRENT = threading.local()  # the keys of the runs a worker thread is running
+
+
+@dataclass
+class Job:
+    """A submitted run: its table's key, its model, what runs it (``payload``: for ``run_each``, a
+    callable), the context it was submitted in, and its outcome."""
+    key: str
+    model: str
+    payload: Any
+    context: contextvars.Context = field(default_factory=contextvars.copy_context)
+    future: Future = field(default_factory=Future)
+
+    def settle(self, outcome: Callable[[], Any]) -> None:
+        """The job's outcome: ``outcome()``'s value, or the error it raised."""
+        try:
+            self.future.set_result(outcome())
+        except Exception as error:  # noqa: BLE001 - the run's failure is its outcome
+            self.future.set_exception(error)
+
+
+def run_each(jobs: list[Job]) -> None:
+    """A batch run job by job: each payload called in the context it was submitted in."""
+    for job in jobs:
+        job.settle(lambda: job.context.run(job.payload))
 
 
 class BackgroundRuns:
-    """A pool of ``workers`` threads and the runs handed to it, by table key."""
+    """A pool of ``workers`` threads and the runs handed to it, by table key; ``run_batch`` runs a
+    batch of jobs of different tables and settles each one."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, run_batch: Callable[[list[Job]], None] = run_each,
+                 batch_size: int = 16) -> None:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dbt_analyze_background")
+        self._run_batch = run_batch
+        self._batch_size = batch_size
         self._lock = threading.Lock()
+        self._waiting: list[Job] = []  # submitted, not yet taken, in submission order
+        self._running: set[str] = set()  # keys of the runs in a batch
         self._latest: dict[str, Future] = {}  # each table's last submitted run
-        self._submitted: list[tuple[str, Future]] = []  # (model, run) since the last finish
+        self._submitted: list[Job] = []  # since the last finish
 
-    def submit(self, key: str, model: str, run: Callable[[], Any]) -> None:
-        """Runs ``run()`` on a worker, after the run submitted before it for the same ``key``."""
-        # dbt keeps its invocation's state in context variables, which a new thread does not inherit
-        context = contextvars.copy_context()
+    def submit(self, key: str, model: str, payload: Any) -> None:
+        """Runs ``payload`` in a batch, after the run submitted before it for the same ``key``."""
+        job = Job(key, model, payload)
         with self._lock:
-            before = self._latest.get(key)
-            future = self._pool.submit(self._run, key, lambda: context.run(run), before)
-            self._latest[key] = future
-            self._submitted.append((model, future))
+            self._waiting.append(job)
+            self._latest[key] = job.future
+            self._submitted.append(job)
+        self._pool.submit(self._drain)
 
-    @staticmethod
-    def _run(key: str, run: Callable[[], Any], before: Future | None) -> Any:
-        if before is not None:
-            wait([before])  # FIFO: it started before this one, so this waits on a running run, never a queued one
-        _CURRENT.key = key
-        try:
-            return run()
-        finally:
-            _CURRENT.key = None
+    def _take(self) -> list[Job]:
+        """The waiting runs a batch can take: the first of each table not running, in order."""
+        with self._lock:
+            batch: list[Job] = []
+            keys: set[str] = set()
+            left: list[Job] = []
+            for job in self._waiting:
+                if job.key in self._running or job.key in keys or len(batch) >= self._batch_size:
+                    left.append(job)
+                else:
+                    batch.append(job)
+                    keys.add(job.key)
+            self._waiting = left
+            self._running |= keys
+            return batch
+
+    def _drain(self) -> None:
+        """Batches of waiting runs until none can be taken (a run left waiting for its table's
+        run in this batch is taken by the next round)."""
+        while batch := self._take():
+            _CURRENT.keys = {job.key for job in batch}
+            try:
+                self._run_batch(batch)
+            except Exception as error:  # noqa: BLE001 - a failure outside any one run fails the batch's unsettled runs
+                for job in batch:
+                    if not job.future.done():
+                        job.future.set_exception(error)
+            finally:
+                for job in batch:
+                    if not job.future.done():
+                        job.future.set_exception(RuntimeError("dbt_analyze: the run was never run"))
+                _CURRENT.keys = set()
+                with self._lock:
+                    self._running -= {job.key for job in batch}
 
     def wait(self, key: str | None = None) -> None:
         """Until the pending run of ``key`` (every pending run: None) has ended, however it ended."""
         with self._lock:
             if key is None:
-                futures = [future for _, future in self._submitted]
+                futures = [job.future for job in self._submitted]
             else:
                 futures = [self._latest[key]] if key in self._latest else []
-        if key is not None and key == getattr(_CURRENT, "key", None):
+        if key is not None and key in getattr(_CURRENT, "keys", set()):
             return  # the run itself reads its table's statistics
         wait(futures)
 
@@ -82,8 +140,8 @@ class BackgroundRuns:
         with self._lock:
             submitted, self._submitted = self._submitted, []
             self._latest = {key: future for key, future in self._latest.items() if not future.done()}
-        return [{"model": model, "error": error_line(future.exception())}
-                for model, future in submitted if future.exception() is not None]
+        return [{"model": job.model, "error": error_line(job.future.exception())}
+                for job in submitted if job.future.exception() is not None]
 
 
 def error_line(error: BaseException) -> str:
@@ -104,12 +162,12 @@ _RUNS_LOCK = threading.Lock()
 
 
 def background_runs(workers: int) -> BackgroundRuns:
-    """The process's pool, made on first use with ``workers`` threads (kept for the process: a
-    test suite runs many dbt invocations in one)."""
+    """The process's pool of statistics runs, made on first use with ``workers`` threads (kept for
+    the process: a test suite runs many dbt invocations in one)."""
     global _RUNS
     with _RUNS_LOCK:
         if _RUNS is None:
-            _RUNS = BackgroundRuns(workers)
+            _RUNS = BackgroundRuns(workers, run_batch=run_statistics_batch)
         return _RUNS
 
 
@@ -117,34 +175,107 @@ def current_runs() -> BackgroundRuns | None:
     return _RUNS
 
 
+def run_statistics_batch(jobs: list[Job]) -> None:
+    """Post-hooks' statistics runs (each job's payload: (adapter, the run's args)) on one dbt
+    connection, in the invocation's context. One run runs whole (``_run_analyze``). Several run
+    phase by phase (``_prepare_run`` each, ``_write_run`` each, ``_finish_run`` each), and the
+    runs of unpartitioned tables among them write their ``started`` events in one INSERT before
+    the writes and their ``succeeded`` events in one after: a killed batch leaves each table's
+    statistics as they were, and its finished batch shows them all at once. A run that fails
+    fails alone; a shared INSERT that fails fails the runs it held."""
+    adapter = jobs[0].payload[0]
+    name = jobs[0].model if len(jobs) == 1 else f"{len(jobs)} models"
+    with adapter.connection_named(f"dbt_analyze {name}"):
+        # Spark's FAIR scheduler (spark.scheduler.mode FAIR) gives the build's jobs their share
+        # beside the statistics' pool; under FIFO, the default, this is only a label.
+        adapter_spark(adapter).sparkContext.setLocalProperty("spark.scheduler.pool", "dbt_analyze")
+        jobs[0].context.run(_run_in_phases if len(jobs) > 1 else _run_whole, adapter, jobs)
+
+
+def _run_whole(adapter: Any, jobs: list[Job]) -> None:
+    job = jobs[0]
+    _settle(job, lambda: adapter.execute_macro("_run_analyze", project="dbt_analyze", kwargs={"args": job.payload[1]}))
+
+
+def _run_in_phases(adapter: Any, jobs: list[Job]) -> None:
+    from dbt_analyze.statements import dbt_analyze_statements
+
+    def macro(name: str, **kwargs: Any) -> Any:
+        return adapter.execute_macro(name, project="dbt_analyze", kwargs=kwargs)
+
+    runs: list[tuple[Job, dict]] = []  # (job, its prepared run)
+    own_statements: dict[int, int] = {}  # a run's statements in its prepare
+    for job in jobs:
+        before = dbt_analyze_statements(adapter)
+        prepared = _settle(job, lambda: macro("_prepare_run", args=job.payload[1], shares_events=True), final=False)
+        if prepared is None:
+            continue
+        if prepared["done"]:
+            job.future.set_result(prepared["summary"])
+            continue
+        own_statements[id(job)] = dbt_analyze_statements(adapter) - before
+        runs.append((job, prepared))
+    runs = _shared_events(macro, runs, "started_row")
+    written = []
+    for job, prepared in runs:
+        # The run's statement count, in its succeeded event: its own and the shared events.
+        shared = 1 if prepared["started_row"] else 0
+        prepared["run"]["statements_at_start"] = dbt_analyze_statements(adapter) - own_statements[id(job)] - shared
+        if _settle(job, lambda: (macro("_write_run", prepared=prepared), True)[1], final=False):
+            written.append((job, prepared))
+    for job, prepared in _shared_events(macro, written, "succeeded_row"):
+        _settle(job, lambda: macro("_finish_run", prepared=prepared))
+
+
+def _shared_events(macro: Callable[..., Any], runs: list[tuple[Job, dict]], row: str) -> list[tuple[Job, dict]]:
+    """Writes the runs' event rows (``prepared[row]``, where set) in one INSERT; the runs left
+    (those whose INSERT failed are settled with its error)."""
+    rows = [prepared[row] for _, prepared in runs if prepared.get(row)]
+    if not rows:
+        return runs
+    try:
+        macro("_write_events", rows=rows)
+    except Exception as error:  # noqa: BLE001 - the runs it held fail with it
+        for job, prepared in runs:
+            if prepared.get(row):
+                _settle(job, lambda: _raise(error))
+        return [(job, prepared) for job, prepared in runs if not prepared.get(row)]
+    return runs
+
+
+def _raise(error: BaseException) -> Any:
+    raise error
+
+
+def _settle(job: Job, outcome: Callable[[], Any], final: bool = True) -> Any:
+    """``outcome()``'s value; final: the job's outcome. A failure settles the job, logged with its
+    model, and gives None."""
+    from dbt.adapters.events.logging import AdapterLogger
+
+    try:
+        value = outcome()
+    except Exception as error:  # noqa: BLE001 - the run's failure is its outcome
+        logger = AdapterLogger("dbt_analyze")
+        logger.error(f"dbt_analyze: the statistics run of {job.model} failed: {error_line(error)}")
+        logger.debug(f"dbt_analyze: the statistics run of {job.model} failed: {error!r}\n{error}")
+        job.future.set_exception(error)
+        return None
+    if final:
+        job.future.set_result(value)
+    return value
+
+
 # The adapter methods of this concept (registered by dbt_analyze.adapter_methods).
 
 
-def dbt_analyze_submit(adapter: Any, key: str, model: str, macro_name: str, kwargs: dict[str, Any],
-                       workers: int) -> bool:
-    """Hands ``macro_name(**kwargs)`` (the package's macro: a post-hook's statistics run) to the
-    process's background workers (see :mod:`dbt_analyze.background`) and returns True at once;
-    False, with nothing run, when the connection is not dbt-spark's in-process session (over
-    Thrift each dbt thread is a Spark session of its own: the hook runs where it is)."""
+def dbt_analyze_submit(adapter: Any, key: str, model: str, args: dict[str, Any], workers: int) -> bool:
+    """Hands a post-hook's statistics run (``_run_analyze``'s ``args``) to the process's background
+    workers (see :mod:`dbt_analyze.background`) and returns True at once; False, with nothing
+    run, when the connection is not dbt-spark's in-process session (over Thrift each dbt thread
+    is a Spark session of its own: the hook runs where it is)."""
     if not is_session(adapter):
         return False
-
-    def run() -> None:
-        from dbt.adapters.events.logging import AdapterLogger
-
-        try:
-            with adapter.connection_named(f"dbt_analyze {model}"):
-                # Spark's FAIR scheduler (spark.scheduler.mode FAIR) gives the build's jobs their share
-                # beside the statistics' pool; under FIFO, the default, this is only a label.
-                adapter_spark(adapter).sparkContext.setLocalProperty("spark.scheduler.pool", "dbt_analyze")
-                adapter.execute_macro(macro_name, project="dbt_analyze", kwargs=kwargs)
-        except Exception as error:
-            logger = AdapterLogger("dbt_analyze")
-            logger.error(f"dbt_analyze: the statistics run of {model} failed: {error_line(error)}")
-            logger.debug(f"dbt_analyze: the statistics run of {model} failed: {error!r}\n{error}")
-            raise
-
-    background_runs(workers).submit(key, model, run)
+    background_runs(workers).submit(key, model, (adapter, args))
     return True
 
 
