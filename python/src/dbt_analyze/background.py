@@ -238,31 +238,32 @@ def _shared_events(macro: Callable[..., Any], runs: list[tuple[Job, dict]], row:
     except Exception as error:  # noqa: BLE001 - the runs it held fail with it
         for job, prepared in runs:
             if prepared.get(row):
-                _settle(job, lambda: _raise(error))
+                _fail(job, error)
         return [(job, prepared) for job, prepared in runs if not prepared.get(row)]
     return runs
-
-
-def _raise(error: BaseException) -> Any:
-    raise error
 
 
 def _settle(job: Job, outcome: Callable[[], Any], final: bool = True) -> Any:
     """``outcome()``'s value; final: the job's outcome. A failure settles the job, logged with its
     model, and gives None."""
-    from dbt.adapters.events.logging import AdapterLogger
-
     try:
         value = outcome()
     except Exception as error:  # noqa: BLE001 - the run's failure is its outcome
-        logger = AdapterLogger("dbt_analyze")
-        logger.error(f"dbt_analyze: the statistics run of {job.model} failed: {error_line(error)}")
-        logger.debug(f"dbt_analyze: the statistics run of {job.model} failed: {error!r}\n{error}")
-        job.future.set_exception(error)
+        _fail(job, error)
         return None
     if final:
         job.future.set_result(value)
     return value
+
+
+def _fail(job: Job, error: BaseException) -> None:
+    """The job failed with ``error``: logged with its model, and its outcome."""
+    from dbt.adapters.events.logging import AdapterLogger
+
+    logger = AdapterLogger("dbt_analyze")
+    logger.error(f"dbt_analyze: the statistics run of {job.model} failed: {error_line(error)}")
+    logger.debug(f"dbt_analyze: the statistics run of {job.model} failed: {error!r}\n{error}")
+    job.future.set_exception(error)
 
 
 # The adapter methods of this concept (registered by dbt_analyze.adapter_methods).
