@@ -9,13 +9,13 @@
   runs it in the hook, as over Thrift.
 -#}
 {% macro analyze(columns=none, partition=none, full=none, sketches=none, noscan=none, publish=none,
-                 top_k_tracked=none, wait=none, sample_sketches=none) %}
+                 top_k_tracked=none, wait=none, sample_sketches=none, column_groups=none) %}
   {{ return(adapter.dispatch('analyze', 'dbt_analyze')(columns, partition, full, sketches, noscan, publish,
-                                                       top_k_tracked, wait, sample_sketches)) }}
+                                                       top_k_tracked, wait, sample_sketches, column_groups)) }}
 {% endmacro %}
 
 {% macro default__analyze(columns, partition, full, sketches, noscan, publish, top_k_tracked=none, wait=none,
-                          sample_sketches=none) %}
+                          sample_sketches=none, column_groups=none) %}
   {%- if not execute or model is not defined or this is none -%}{{ return('') }}{%- endif -%}
   {%- set materialized = config.get('materialized') -%}
   {%- if materialized in ('view', 'ephemeral', 'materialized_view')
@@ -24,12 +24,14 @@
            ~ ': no data of its own to analyze)', info=True) }}
     {{ return('') }}
   {%- endif -%}
-  {%- set options = {'columns': 'all'} -%}
+  {#- Column groups: those the models reading this one use together, unless the var or config says
+      otherwise (_auto_column_groups). -#}
+  {%- set options = {'columns': 'all', 'column_groups': dbt_analyze._var('dbt_analyze_column_groups')} -%}
   {%- do options.update(config.get('meta', {}).get('analyze', {}) or {}) -%}
   {%- do options.update(config.get('analyze', {}) or {}) -%}
   {%- for key, value in {'columns': columns, 'partition': partition, 'full': full, 'sketches': sketches,
                          'noscan': noscan, 'publish': publish, 'top_k_tracked': top_k_tracked,
-                         'sample_sketches': sample_sketches}.items()
+                         'sample_sketches': sample_sketches, 'column_groups': column_groups}.items()
                          if value is not none -%}
     {%- do options.update({key: value}) -%}
   {%- endfor -%}

@@ -3,7 +3,7 @@
 
   The current table-level statistics of every analyzed table, as one JSON document for the docs
   (run by `dbt-analyze docs generate`, which puts them into the docs site): table rows, column
-  rows, histograms, top values, the latest staleness check and the last run of each table, the
+  rows, column groups, histograms, top values, the latest staleness check and the last run of each table, the
   table and column rows of its last 30 succeeded runs (the history pictures), and the latest
   estimates of models' columns (estimate_statistics).
 -#}
@@ -18,6 +18,8 @@
   {%- set sources = {
         'tables': "select * from " ~ dbt_analyze._storage_relation('table_statistics') ~ " where partition_spec = ''",
         'columns': "select * from " ~ dbt_analyze._storage_relation('column_statistics') ~ " where partition_spec = ''",
+        'column_groups': "select * from " ~ dbt_analyze._storage_relation('column_group_statistics')
+            ~ " where partition_spec = '' order by table_schema, table_name, column_names",
         'histograms': "select * from " ~ dbt_analyze._storage_relation('column_histograms')
             ~ " where partition_spec = '' order by table_schema, table_name, column_name, bin",
         'top_values': "select * from " ~ dbt_analyze._storage_relation('column_top_values')
@@ -30,7 +32,9 @@
                    ~ "select h.*, dense_rank() over (partition by table_schema, table_name order by h.run_id desc) as age from "
                    ~ dbt_analyze._storage_relation('statistics_history') ~ " h left semi join (select run_id from "
                    ~ dbt_analyze._storage_relation('analyze_run_events')
-                   ~ " where event = 'succeeded') r on h.run_id = r.run_id where h.partition_spec = '') where age <= 30 order by table_schema, table_name, column_name, run_id",
+                   ~ " where event = 'succeeded') r on h.run_id = r.run_id where h.partition_spec = ''"
+                   ~ " and coalesce(h.data_type, '') <> " ~ dbt_analyze._quote_literal(dbt_analyze._column_group_type())
+                   ~ ") where age <= 30 order by table_schema, table_name, column_name, run_id",
         'runs': "select r.* from " ~ dbt_analyze._storage_relation('analyze_runs')
             ~ " r join (select table_schema, table_name, max(started_at) as started_at from "
                 ~ dbt_analyze._storage_relation('analyze_runs')

@@ -115,7 +115,7 @@
 {% endmacro %}
 
 {#- Current table-level statistics of some tables ((schema, name) pairs, lower case): row count,
-    column rows, histograms and top values, as the estimator reads them. -#}
+    column rows, column groups, histograms and top values, as the estimator reads them. -#}
 {% macro _input_statistics(tables) %}
   {%- if not tables -%}{{ return([]) }}{%- endif -%}
   {%- set keys = [] -%}
@@ -130,7 +130,13 @@
                                         ~ dbt_analyze._storage_relation('table_statistics') ~ where) -%}
     {%- do found.update({(row.table_schema | lower, row.table_name | lower): {'schema': row.table_schema,
         'name': row.table_name,
-                         'row_count': row.row_count, 'columns': [], 'histograms': {}, 'top_values': {}}}) -%}
+                         'row_count': row.row_count, 'columns': [], 'histograms': {}, 'top_values': {},
+                         'column_groups': []}}) -%}
+  {%- endfor -%}
+  {%- for row in dbt_analyze._json_rows('select table_schema, table_name, column_names, distinct_count, null_count from '
+                                        ~ dbt_analyze._storage_relation('column_group_statistics') ~ where) -%}
+    {%- set table = found.get((row.table_schema | lower, row.table_name | lower)) -%}
+    {%- if table -%}{%- do table.column_groups.append(row) -%}{%- endif -%}
   {%- endfor -%}
   {%- for kind, view in [('columns', 'column_statistics'), ('histograms', 'column_histograms'),
                          ('top_values', 'column_top_values')] -%}

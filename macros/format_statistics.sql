@@ -5,7 +5,8 @@
     by run id, not through the current views, which first find every table's latest run; given
     the run's own numbers (run_metrics: analyze_runs' columns), they are not read back. Table,
     partition and column rows come from one read. A column whose quantiles, histogram and top
-    values come from a sample of its values says what share of them its sketches saw (sketched). -#}
+    values come from a sample of its values says what share of them its sketches saw (sketched).
+    Column groups follow the columns, each on a line of its own. -#}
 {% macro format_statistics(table_name, run_id=none, snapshot_run_id=none, run_metrics=none) %}
   {%- set parts = table_name.split('.') -%}
   {%- set table = {'schema': parts[0], 'identifier': parts[1]} -%}
@@ -31,12 +32,16 @@
   {%- set results = dbt_analyze._run_at_once(reads) -%}
   {%- set tables = [] -%}
   {%- set columns = [] -%}
+  {%- set groups = [] -%}
   {%- set st = namespace(rows=none) -%}
   {%- for row in results[0] -%}
     {%- set values = row | list -%}
     {%- if values[1] == '' -%}
       {%- do tables.append([values[0]] + values[2:8]) -%}
       {%- if values[0] == '' -%}{%- set st.rows = values[2] -%}{%- endif -%}
+    {%- elif values[8] == dbt_analyze._column_group_type() -%}
+      {%- do groups.append('column group (' ~ fromjson(values[1]) | join(', ') ~ '): distinct ' ~ values[10]
+                           ~ ', nulls ' ~ values[9]) -%}
     {%- else -%}
       {%- do columns.append([values[1]] + values[8:]) -%}
     {%- endif -%}
@@ -112,5 +117,6 @@
       {%- do lines.append('  ' ~ padded | join('  ')) -%}
     {%- endfor -%}
   {%- endif -%}
+  {%- for group in groups -%}{%- do lines.append(group) -%}{%- endfor -%}
   {{ return(lines | join('\n')) }}
 {% endmacro %}

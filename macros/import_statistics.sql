@@ -71,7 +71,8 @@
     {%- set relations = {} -%}
     {%- for kind in dbt_analyze._document_kinds() -%}
       {%- set rows = [] -%}
-      {%- for row in entry.rows.get(kind, []) if row.get('column_name', '') == '' or row.column_name in here -%}
+      {%- for row in entry.rows.get(kind, []) if row.get('column_name', '') == '' or row.column_name in here
+          or dbt_analyze._column_group_applies(row, plan.table) -%}
         {%- do row.update({'run_id': run.run_id}) -%}
         {%- if 'state_run_id' in row -%}{%- do row.update({'state_run_id': run.run_id}) -%}{%- endif -%}
         {%- if kind == 'partition_states' and row.partition_spec in plan.listing -%}

@@ -208,10 +208,10 @@ def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(sp
     spark.sql("insert into analytics.upgraded select 101, 5")
     result = analyze(dbt, relation="analytics.upgraded", columns="all")
     assert result.success, result.error
-    assert "upgraded to storage version 8" in result.log
+    assert "upgraded to storage version 9" in result.log
     assert "scanning analytics.upgraded: 1 of 4 partition(s)" in result.log  # the states came through
     stored = spark.sql("show tblproperties analytics_stats.analyze_run_events ('dbt_analyze.storage_version')").collect()[0][-1]
-    assert stored == "8"
+    assert stored == "9"
     assert bucketing(spark, "statistics_history") == {"Num Buckets": "8", "Bucket Columns": "[`table_name`]"}
     assert "'mapreduce.fileoutputcommitter.cleanup.skipped' = 'true'" in committer_options(spark, "statistics_history")
     assert table_stats(spark, "analytics.upgraded")[""]["row_count"] == 102
@@ -240,7 +240,7 @@ def test_storage_of_an_older_version_is_upgraded_in_place_with_its_statistics(sp
     spark.sql("alter table analytics_stats.analyze_run_events set tblproperties ('dbt_analyze.storage_version' = '6')")
     result = analyze(dbt, relation="analytics.upgraded", columns="all", full=True)
     assert result.success, result.error
-    assert "upgraded to storage version 8" in result.log
+    assert "upgraded to storage version 9" in result.log
     assert spark.table(history).columns[-4:] == added
     latest = rows(spark, "select max(run_id) as run_id from analytics_stats.analyze_runs where table_name = 'upgraded'")[0]["run_id"]
     assert spark.table(history).where(f"run_id <> '{latest}'").count() == stored

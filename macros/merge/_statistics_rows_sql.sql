@@ -29,7 +29,8 @@
         'true_count': 'm.true_count_merged', 'false_count': 'm.false_count_merged',
       } -%}
   {%- set types = [] -%}
-  {%- for column in plan.table.data_columns -%}
+  {#- A partition's rows of the run's column groups are current too (_column_groups.sql). -#}
+  {%- for column in plan.table.data_columns + plan.get('column_groups', []) -%}
     {%- do types.extend([dbt_analyze._quote_literal(column.name), dbt_analyze._quote_literal(column.data_type)]) -%}
   {%- endfor -%}
   {%- do values.update({'column_types': 'if(' ~ table_row ~ ', map(' ~ types | join(', ') ~ '), null)'}) -%}

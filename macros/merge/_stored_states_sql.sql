@@ -35,7 +35,7 @@
     instead, one per column (_stored_to_merge). -#}
 {% macro _stored_states_sql(plan, stored) %}
   {%- set column_filters = ["s.column_name = ''"] -%}
-  {%- for column in plan.table.data_columns -%}
+  {%- for column in plan.table.data_columns + plan.get('column_groups', []) -%}
     {%- do column_filters.append('(s.column_name = ' ~ dbt_analyze._quote_literal(column.name) ~ ' and s.data_type = '
                                  ~ dbt_analyze._quote_literal(column.data_type) ~ ')') -%}
   {%- endfor -%}

@@ -27,7 +27,10 @@
       {%- if by_name[name | lower] not in columns -%}{%- do columns.append(by_name[name | lower]) -%}{%- endif -%}
     {%- endfor -%}
   {%- endif -%}
-  {%- do plan.update({'columns': columns}) -%}
+  {%- do plan.update({'columns': columns,
+                      'column_groups': dbt_analyze._plan_column_groups(table,
+                          dbt_analyze._auto_column_groups(table, run) if request.get('column_groups') == 'auto'
+                          else request.get('column_groups') or [], run)}) -%}
 
   {#- Partitions: every partition of the catalog, those the spec selects, and the file listing. -#}
   {%- set request_partition = request.partition or {} -%}

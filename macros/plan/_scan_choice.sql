@@ -27,8 +27,9 @@
   {%- for column in plan.table.data_columns if column in plan.columns or stated.get(column.name) == column.data_type -%}
     {%- do scan_columns.append(column) -%}
   {%- endfor -%}
-  {%- do plan.update({'sketch_rate': dbt_analyze._sketch_rate(plan, states, request)}) -%}
-  {%- set status = dbt_analyze._partition_status(plan, states, scan_columns, request.sketches) -%}
+  {%- do plan.update({'sketch_rate': dbt_analyze._sketch_rate(plan, states, request),
+                      'column_groups': dbt_analyze._column_groups_to_scan(plan, stated)}) -%}
+  {%- set status = dbt_analyze._partition_status(plan, states, scan_columns + plan.column_groups, request.sketches) -%}
   {%- set choice = {'to_scan': [], 'skipped': [], 'dropped': [], 'changed': []} -%}
   {%- for spec in plan.selected_partitions -%}
     {%- do choice[('skipped' if request.noscan or (status[spec] == 'fresh' and not request.full)
@@ -49,7 +50,8 @@
   {%- for column in plan.table.data_columns -%}{%- do types.update({column.name: column.data_type}) -%}{%- endfor -%}
   {%- set stored = {} -%}
   {%- for spec in plan.all_partitions if spec in states -%}
-    {%- for column, data_type in states[spec].columns.items() if types.get(column) != data_type -%}
+    {%- for column, data_type in states[spec].columns.items() if types.get(column) != data_type
+        and data_type != dbt_analyze._column_group_type() -%}
       {%- do stored.setdefault(column, []).append(data_type) -%}
     {%- endfor -%}
   {%- endfor -%}
@@ -83,7 +85,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- set tracked = {} -%}
-  {%- for column in columns if sketches == 'full' -%}
+  {%- for column in columns if sketches == 'full' and column.data_type != dbt_analyze._column_group_type() -%}
     {%- do tracked.update({column.name: dbt_analyze._top_k_tracked(plan, column.name)}) -%}
   {%- endfor -%}
   {{ return(adapter.dbt_analyze_partition_status(plan.all_partitions, plan.listing, states, types, native_top_k,

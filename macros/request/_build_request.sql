@@ -5,14 +5,15 @@
     schema: db (every table of it, as ANALYZE TABLES IN db)   columns: all
     noscan, full, dry_run, sketches (full|basic), sample, publish, top_k_tracked (items a top-k
     sketch tracks in this run; default: _choose_scan's), sample_sketches (whether the KLL and top-k
-    sketches of a large table may see a sample of its rows: _sketch_rate)
+    sketches of a large table may see a sample of its rows: _sketch_rate), column_groups (lists
+    of two or more columns whose distinct combinations the run counts: _plan_column_groups)
   Options given next to a statement (full, dry_run, sketches, ...) apply to it as well. A request for a
   schema's tables has `tables_in` (the schema; none: the target's).
 -#}
 {% macro _build_request(args, run=none) %}
   {%- do dbt_analyze._check_settings(run) -%}
   {%- set known = ['statement', 'relation', 'schema', 'partition', 'columns', 'noscan', 'full', 'dry_run', 'sketches',
-                   'sample', 'publish', 'top_k_tracked', 'sample_sketches'] -%}
+                   'sample', 'publish', 'top_k_tracked', 'sample_sketches', 'column_groups'] -%}
   {%- for key in args if key not in known -%}
     {{ dbt_analyze._fail(run, "unknown option '" ~ key ~ "' (known: " ~ known | join(', ') ~ ")") }}
   {%- endfor -%}
@@ -93,7 +94,16 @@
       {{ dbt_analyze._fail(run, "sample rows must be a positive number, got " ~ sample.rows) }}
     {%- endif -%}
   {%- endif -%}
-  {%- do request.update({'sample': sample, 'top_k_tracked': dbt_analyze._top_k_tracked_option(args, run)}) -%}
+  {%- do request.update({'sample': sample, 'top_k_tracked': dbt_analyze._top_k_tracked_option(args, run),
+                         'column_groups': dbt_analyze._column_groups_option(args, run)}) -%}
+  {%- if request.column_groups and request.column_groups != 'auto' and request.get('tables_in') is not none -%}
+    {{ dbt_analyze._fail(run, "'column_groups' with 'schema' cannot apply: a group names columns of one table") }}
+  {%- endif -%}
+  {%- if request['noscan'] and request.column_groups == 'auto' -%}
+    {%- do request.update({'column_groups': []}) -%}
+  {%- elif request['noscan'] and request.column_groups -%}
+    {{ dbt_analyze._fail(run, "NOSCAN collects size and file count only; it cannot be combined with column groups") }}
+  {%- endif -%}
   {%- if request['noscan'] and request['columns'] -%}
     {{ dbt_analyze._fail(run,
                          "NOSCAN collects size and file count only; it cannot be combined with column statistics") }}
@@ -115,6 +125,32 @@
   {%- endif -%}
   {%- do dbt_analyze._check_top_k_fits(text | int, "'top_k_tracked'", run) -%}
   {{ return(text | int) }}
+{% endmacro %}
+
+{#- The column groups a request asks for (column_groups: [[a, b], [c, d, e]]), as lists of names;
+    [] when it asks for none; 'auto' for those the dbt graph's models use (_auto_column_groups).
+    Whether the names are the table's columns is the plan's to check. -#}
+{% macro _column_groups_option(args, run) %}
+  {%- set groups = args.get('column_groups') -%}
+  {%- if groups is none -%}{{ return([]) }}{%- endif -%}
+  {%- if groups is string and groups | lower == 'auto' -%}{{ return('auto') }}{%- endif -%}
+  {%- if groups is string or groups is mapping or groups is not iterable -%}
+    {{ dbt_analyze._fail(run, "'column_groups' must be auto or a list of column lists like [[a, b], [c, d, e]], got '"
+                         ~ groups ~ "'") }}
+  {%- endif -%}
+  {%- set checked = [] -%}
+  {%- for group in groups -%}
+    {%- if group is string or group is mapping or group is not iterable
+          or (group | reject('string') | list | length) > 0 -%}
+      {{ dbt_analyze._fail(run, "a column group must be a list of column names, got '" ~ group ~ "'") }}
+    {%- endif -%}
+    {%- if group | map('lower') | unique | list | length < 2 -%}
+      {{ dbt_analyze._fail(run, "column group " ~ group | list ~ " has fewer than two columns: a single column's"
+                           ~ " distinct values are its own statistics") }}
+    {%- endif -%}
+    {%- do checked.append(group | list) -%}
+  {%- endfor -%}
+  {{ return(checked) }}
 {% endmacro %}
 
 {#- A YAML date or timestamp (`partition: {d: 2024-01-02}` in --args or a model's config) as its

@@ -15,6 +15,7 @@
   binary    |   ✓           ✓                     ✓
   interval  |   ✓     ✓                           ✓        ✓
   complex   |   ✓           ✓ (array/map size)
+  group     |   ✓                                 ✓        (a column group's tuples: _column_groups.sql)
   other     |   ✓
 -#}
 
@@ -61,7 +62,8 @@
 {% macro _type_category(data_type) %}
   {%- set t = data_type | lower | trim -%}
   {%- set base = t.split('(')[0].split('<')[0].split(' ')[0] -%}
-  {%- if base == 'boolean' -%}{{ return('boolean') }}
+  {%- if t == dbt_analyze._column_group_type() -%}{{ return('group') }}
+  {%- elif base == 'boolean' -%}{{ return('boolean') }}
   {%- elif base in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'byte', 'short',
                     'long') -%}{{ return('integral') }}
   {%- elif base in ('float', 'double', 'real') -%}{{ return('fractional') }}
@@ -203,7 +205,7 @@
   {%- if collation and field == 'ndv_sketch' -%}{{ return("concat('|', " ~ c ~ ')') }}
   {%- elif collation and field == 'top_values_sketch' -%}{{ return(c) }}
   {%- elif field == 'ndv_sketch' -%}
-    {%- set inputs = {'boolean': 'cast(' ~ c ~ ' as int)', 'integral': 'cast(' ~ c ~ ' as bigint)',
+    {%- set inputs = {'boolean': 'cast(' ~ c ~ ' as int)', 'integral': 'cast(' ~ c ~ ' as bigint)', 'group': c,
                       'date': 'unix_date(' ~ c ~ ')', 'timestamp': 'unix_micros(' ~ c ~ ')'} -%}
     {%- if category in ('fractional', 'decimal', 'timestamp_ntz', 'string', 'binary', 'interval') -%}
       {%- do inputs.update({category: 'if(' ~ c ~ ' is null, null, xxhash64(' ~ c ~ '))'}) -%}

@@ -23,10 +23,13 @@
   {%- set sketch_inputs = ['rand(' ~ (dbt_analyze._var('dbt_analyze_sample_seed') | int + 1) ~ ') < '
                            ~ plan.sketch_rate ~ ' as __dbt_analyze_sampled'] if sampled else [] -%}
   {%- set aliases = {} -%}
-  {%- for column in plan.scan_columns -%}
+  {#- A column group goes in as a column whose values are its tuples' hashes (_column_groups.sql). -#}
+  {%- set columns = plan.scan_columns + plan.get('column_groups', []) -%}
+  {%- for column in columns -%}
     {%- set column_index = loop.index0 -%}
     {%- set category = dbt_analyze._type_category(column.data_type) -%}
-    {%- set quoted = dbt_analyze._quote_identifier(column.name) -%}
+    {%- set quoted = dbt_analyze._column_group_value_sql(column) if category == 'group'
+                     else dbt_analyze._quote_identifier(column.name) -%}
     {%- for field, type in fields if field != 'singletons'
         and dbt_analyze._measure_at_level(field, category, plan.sketches) -%}
       {%- set alias = 'c' ~ column_index ~ '__' ~ field -%}
@@ -49,7 +52,7 @@
 
   {#- One struct per column (and one for the partition itself), all of the same type. -#}
   {%- set structs = [] -%}
-  {%- for column in [none] + plan.scan_columns -%}
+  {%- for column in [none] + columns -%}
     {%- set column_index = loop.index0 - 1 -%}
     {%- set parts = ["'column_name', " ~ (dbt_analyze._quote_literal(column.name) if column else "''"),
                      "'data_type', " ~ (dbt_analyze._quote_literal(column.data_type) if column

@@ -64,6 +64,9 @@
         ('collected_at', 'timestamp'), ('state_run_id', 'string'), ('sketch_values', 'bigint')],
     'staleness_checks': [('check_id', 'string'), ('checked_at', 'timestamp'), ('table_schema', 'string'),
         ('table_name', 'string'), ('partition_spec', 'string'), ('status', 'string'), ('collected_at', 'timestamp')],
+    'column_group_statistics_history': run + target + [('column_names', 'array<string>'),
+        ('distinct_count', 'bigint'), ('null_count', 'bigint'), ('partitions_analyzed', 'bigint'), ('sampled', 'boolean'),
+        ('collected_at', 'timestamp'), ('state_run_id', 'string')],
     'column_quantiles_history': run + target + [('column_name', 'string'), ('quantile', 'double'), ('value', 'string')],
     'column_histograms_history': run + target + [('column_name', 'string'), ('bin', 'int'), ('lower_bound', 'string'),
         ('upper_bound', 'string'), ('row_count', 'double'), ('distinct_count', 'bigint')],
@@ -84,7 +87,7 @@
 
 {#- Raised whenever a storage table gains a column or an option: older statistics schemas are upgraded in place. -#}
 {% macro _storage_version() %}
-  {{ return('8') }}
+  {{ return('9') }}
 {% endmacro %}
 
 {#- statistics_history's columns added in version 8 (sampled distribution sketches): the rate a
@@ -98,18 +101,23 @@
     (current), each {where, from: a lateral view of one array, fields: its columns that come from
     elsewhere than statistics_history's column of the same name}. Their columns are the storage
     columns of <kind>_history (the tables of storage version 5 and older). -#}
+{#- The rows of columns: not the table's (''), nor a column group's (_column_groups.sql). -#}
+{% macro _column_rows_where() %}
+  {{ return("column_name <> '' and data_type <> " ~ dbt_analyze._quote_literal(dbt_analyze._column_group_type())) }}
+{% endmacro %}
+
 {% macro _statistics_kinds() %}
   {%- set rendered = dbt_analyze._rendered_sql -%}
   {{ return({
     'table_statistics': {'where': "column_name = ''", 'fields': {'state_run_id': 'run_id'}},
-    'column_statistics': {'where': "column_name <> ''", 'fields': {'state_run_id': 'run_id', 'min_value': rendered('s.min_value'),
+    'column_statistics': {'where': dbt_analyze._column_rows_where(), 'fields': {'state_run_id': 'run_id', 'min_value': rendered('s.min_value'),
                                                                    'max_value': rendered('s.max_value')}},
-    'column_quantiles': {'where': "column_name <> ''", 'from': 'lateral view inline(quantiles) q',
+    'column_quantiles': {'where': dbt_analyze._column_rows_where(), 'from': 'lateral view inline(quantiles) q',
                          'fields': {'quantile': 'q.quantile', 'value': rendered('q.value')}},
-    'column_histograms': {'where': "column_name <> ''", 'from': 'lateral view inline(histogram) h',
+    'column_histograms': {'where': dbt_analyze._column_rows_where(), 'from': 'lateral view inline(histogram) h',
                           'fields': {'bin': 'h.bin', 'lower_bound': rendered('h.lower_bound'), 'upper_bound': rendered('h.upper_bound'),
                                      'row_count': 'h.row_count', 'distinct_count': 'h.distinct_count'}},
-    'column_top_values': {'where': "column_name <> ''", 'from': 'lateral view inline(top_values) t',
+    'column_top_values': {'where': dbt_analyze._column_rows_where(), 'from': 'lateral view inline(top_values) t',
                           'fields': {'rank': 't.rank', 'value': rendered('t.value'), 'frequency': 't.frequency'}},
   }) }}
 {% endmacro %}

@@ -11,18 +11,33 @@
     {%- do views.update({kind ~ '_history': dbt_analyze._statistics_view_sql(kind, 'select * from ' ~ table),
                          kind: dbt_analyze._statistics_view_sql(kind, dbt_analyze._current_rows_sql())}) -%}
   {%- endfor -%}
+  {%- do views.update({'column_group_statistics_history': dbt_analyze._column_group_view_sql('select * from ' ~ table),
+                       'column_group_statistics': dbt_analyze._column_group_view_sql(dbt_analyze._current_rows_sql())}) -%}
   {{ return(views) }}
 {% endmacro %}
 
-{#- The view of one kind over `source` (statistics_history, or its current rows: _current_rows_sql). -#}
-{% macro _statistics_view_sql(kind, source) %}
+{#- The view of one kind over `source` (statistics_history, or its current rows: _current_rows_sql);
+    `where`: other rows than the kind's own. -#}
+{% macro _statistics_view_sql(kind, source, where=none) %}
   {%- set spec = dbt_analyze._statistics_kinds()[kind] -%}
   {%- set columns = [] -%}
   {%- for column, type in dbt_analyze._storage_columns(kind ~ '_history') -%}
     {%- do columns.append(spec.fields.get(column, 's.' ~ column) ~ ' as ' ~ column) -%}
   {%- endfor -%}
   {{ return('select ' ~ columns | join(', ') ~ ' from (' ~ source ~ ') s ' ~ spec.get('from', '') ~ ' where '
-            ~ spec.where) }}
+            ~ (where or spec.where)) }}
+{% endmacro %}
+
+{#- The rows of column groups (_column_groups.sql) over `source`: the group's columns as an array,
+    the distinct combinations of their values, and the rows where one of them is null. -#}
+{% macro _column_group_view_sql(source) %}
+  {%- set fields = {'column_names': "from_json(s.column_name, 'array<string>')", 'state_run_id': 's.run_id'} -%}
+  {%- set columns = [] -%}
+  {%- for column, type in dbt_analyze._storage_columns('column_group_statistics_history') -%}
+    {%- do columns.append(fields.get(column, 's.' ~ column) ~ ' as ' ~ column) -%}
+  {%- endfor -%}
+  {{ return('select ' ~ columns | join(', ') ~ ' from (' ~ source ~ ') s where s.data_type = '
+            ~ dbt_analyze._quote_literal(dbt_analyze._column_group_type())) }}
 {% endmacro %}
 
 {#- A value of a row's column as text: a timestamp's is stored as its instant (microseconds since

@@ -9,7 +9,8 @@
                  "rows": {"partition_states": [...], "table_statistics_history": [...], ...}}]}
 
   partition_states: the current state of every partition and column; *_history: the table's
-  current statistics (its table rows and its partitions' rows), in the columns of those views.
+  current statistics (its table rows and its partitions' rows), in the columns of those views
+  (column_statistics_history with the rows of column groups too: data_type 'column group').
 -#}
 {% macro _document_format() %}{{ return({'format': 'dbt_analyze.statistics', 'version': 1}) }}{% endmacro %}
 
@@ -51,8 +52,11 @@
                       'partition_columns': table.partition_columns, 'rows': {}} -%}
   {%- set current = '(' ~ dbt_analyze._current_rows_sql(none, table) ~ ')' -%}
   {%- for kind in dbt_analyze._document_kinds() -%}
+    {#- A column group's rows go with its columns' (_column_groups.sql): an import rebuilds them alike. -#}
     {%- set source = dbt_analyze._partition_states_sql(current ~ ' c') if kind == 'partition_states'
-                     else dbt_analyze._statistics_view_sql(kind[:-8], 'select * from ' ~ current ~ ' c') -%}
+                     else dbt_analyze._statistics_view_sql(kind[:-8], 'select * from ' ~ current ~ ' c',
+                                                           "column_name <> ''" if kind == 'column_statistics_history'
+                                                           else none) -%}
     {%- do document.rows.update({kind: dbt_analyze._json_rows(source, sorted=true)}) -%}
   {%- endfor -%}
   {{ return(document) }}
@@ -90,14 +94,16 @@
     {%- for data_type in rows | map(attribute='data_type') | select | unique
         if dbt_analyze._type_category(data_type) in dbt_analyze._native_top_k_categories() -%}
       {%- do native.append(dbt_analyze._quote_literal(data_type)) -%}
-      {%- do checks.append('count(if(data_type = ' ~ native[-1] ~ ' and not '
+      {%- do checks.append('count(if(top_values_sketch is not null and data_type = ' ~ native[-1] ~ ' and not '
                            ~ dbt_analyze._text_items_sql('top_values_sketch')
                            ~ ', approx_top_k_estimate(cast(top_values_sketch as '
                            ~ dbt_analyze._top_values_sketch_type(data_type) ~ ')), null))') -%}
     {%- endfor -%}
     {%- set as_stored = ('(' ~ dbt_analyze._text_items_sql('top_values_sketch') ~ ' or data_type not in ('
                          ~ native | join(', ') ~ '))') if native else 'true' -%}
-    {%- do checks.append('count(if(' ~ as_stored ~ ', approx_top_k_estimate(top_values_sketch), null))') -%}
+    {#- A column without one (a boolean's, a column group's) has none to read. -#}
+    {%- do checks.append('count(if(top_values_sketch is not null and ' ~ as_stored
+                         ~ ', approx_top_k_estimate(top_values_sketch), null))') -%}
   {%- endif -%}
   {{ return('select ' ~ checks | join(', ') ~ ' from (' ~ dbt_analyze._document_rows_sql(kind, rows) ~ ')') }}
 {% endmacro %}

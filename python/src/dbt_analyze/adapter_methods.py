@@ -43,6 +43,8 @@ documents, estimate, file_listing, partition_states, session_submission):
 - ``dbt_analyze_read_states(tables, rows)`` / ``dbt_analyze_partition_status(partitions, listing,
   states, types, native_top_k, sketches, top_k_tracked)``: the states read's rows as each table's partition states,
   and each partition's status against its files (see :mod:`dbt_analyze.partition_states`).
+- ``dbt_analyze_choose_column_groups(payload_json)``: the column groups of a table that the models
+  reading it group, deduplicate or join on (see :mod:`dbt_analyze.column_groups`).
 
 >>> register()
 True
@@ -57,6 +59,7 @@ from dbt_analyze.background import dbt_analyze_await, dbt_analyze_finish_backgro
 from dbt_analyze.catalog import dbt_analyze_may_hold_old_files, dbt_analyze_parallelism, dbt_analyze_table_exists
 from dbt_analyze.documents import dbt_analyze_read_text, dbt_analyze_write_text
 from dbt_analyze.estimate import dbt_analyze_estimate_statistics
+from dbt_analyze.column_groups import dbt_analyze_choose_column_groups
 from dbt_analyze.file_listing import dbt_analyze_list_files
 from dbt_analyze.partition_states import dbt_analyze_partition_status, dbt_analyze_read_states
 from dbt_analyze.per_process import dbt_analyze_first_time, dbt_analyze_once, dbt_analyze_one_at_a_time
@@ -94,6 +97,7 @@ METHODS = (
     dbt_analyze_list_files,
     dbt_analyze_read_states,
     dbt_analyze_partition_status,
+    dbt_analyze_choose_column_groups,
 )
 
 

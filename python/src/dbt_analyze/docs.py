@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import math
 import os
 import re
 import sys
@@ -147,6 +148,7 @@ def model_section(
     staleness: Optional[Dict[str, Any]],
     run: Optional[Dict[str, Any]],
     history: Optional[List[Dict[str, Any]]] = None,
+    groups: Optional[List[Dict[str, Any]]] = None,
 ) -> str:
     """The markdown section of one table's page."""
     rows = table.get("row_count")
@@ -190,6 +192,7 @@ def model_section(
             cells += [number(column.get("true_count")), number(column.get("false_count"))] if booleans else []
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
+    lines += group_lines(groups or [], columns)
     moments = {c["column_name"]: c for c in columns if c.get("mean") is not None}
     sampled = {c["column_name"]: sketched for c in columns if (sketched := sketched_share(c, rows))}
     for name in sorted(set(histograms) | set(top_values) | set(moments)):
@@ -212,6 +215,27 @@ def model_section(
             shown = [f"{escape(v.get('value'))} ({number(v.get('frequency'))})" for v in top_values[name][:10]]
             lines += ["Top values: " + ", ".join(shown), ""]
     return "\n".join(lines)
+
+
+def group_lines(groups: List[Dict[str, Any]], columns: List[Dict[str, Any]]) -> List[str]:
+    """A table of the column groups: each group's distinct combinations beside the product of its
+    columns' distinct counts (what an estimate that takes them as independent would use).
+
+    >>> group_lines([{"column_names": ["zip", "city"], "distinct_count": 600, "null_count": 5}],
+    ...             [{"column_name": "zip", "distinct_count": 600}, {"column_name": "city", "distinct_count": 60}])
+    ['| column group | distinct | product of the distinct counts | nulls |', '|---|---:|---:|---:|', '| zip, city | 600 | 36,000 | 5 |', '']
+    """
+    if not groups:
+        return []
+    ndv = {c["column_name"].lower(): c.get("distinct_count") for c in columns}
+    lines = ["| column group | distinct | product of the distinct counts | nulls |", "|---|---:|---:|---:|"]
+    for group in groups:
+        names = list(group["column_names"])
+        counts = [ndv.get(name.lower()) for name in names]
+        product = math.prod(counts) if all(count is not None for count in counts) else None
+        lines.append(f"| {escape(', '.join(names))} | {number(group.get('distinct_count'))} | {number(product)} "
+                     f"| {number(group.get('null_count'))} |")
+    return lines + [""]
 
 
 def sketched_share(column: Dict[str, Any], rows: Optional[int]) -> Optional[str]:
@@ -324,6 +348,7 @@ def annotate(manifest: Dict[str, Any], catalog: Dict[str, Any], statistics: Dict
         by_table(statistics.get("runs", [])),
     )
     estimates, history = by_table(statistics.get("estimates", [])), by_table(statistics.get("history", []))
+    groups = by_table(statistics.get("column_groups", []))
     histograms: Dict[Key, Dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for row in statistics.get("histograms", []):
         histograms[(row["table_schema"].lower(), row["table_name"].lower())][row["column_name"]].append(row)
@@ -348,7 +373,8 @@ def annotate(manifest: Dict[str, Any], catalog: Dict[str, Any], statistics: Dict
         table_columns = columns.get(key, [])
         node["description"] = appended(node.get("description"), "\n\n".join([model_section(
             table, table_columns, histograms.get(key, {}), top_values.get(key, {}),
-            (staleness.get(key) or [None])[0], (runs.get(key) or [None])[0], history.get(key))] + sections))
+            (staleness.get(key) or [None])[0], (runs.get(key) or [None])[0], history.get(key),
+            groups.get(key))] + sections))
         documented = {name.lower(): name for name in node.get("columns", {})}
         for column in table_columns:
             line = column_line(column, table.get("row_count"))

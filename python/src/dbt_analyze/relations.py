@@ -30,6 +30,8 @@ class RelationStats:
     row_count: Optional[float]
     columns: dict[str, ColumnStats]
     row_accuracy: Optional[str] = "accurate"
+    # column groups' statistics: {frozenset of column names: (distinct combinations, rows with a null)}
+    groups: dict[frozenset, tuple[float, float]] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def from_statistics(cls, schema: str, name: str, table: dict) -> "RelationStats":
@@ -51,7 +53,9 @@ class RelationStats:
                           for item in table.get("top_values", {}).get(column, []) if non_null > 0]
             stats = ColumnStats.from_row(row, rows, histogram or None, top_values or None)
             columns[column] = stats.replace(derived_from=(f"{schema}.{name}.{column}",))
-        return cls(rows, columns)
+        groups = {frozenset(name.lower() for name in row["column_names"]): (row["distinct_count"], row.get("null_count") or 0)
+                  for row in table.get("column_groups", []) if row.get("distinct_count") is not None}
+        return cls(rows, columns, groups=groups)
 
     def lowered(self, accuracy: Optional[str]) -> "RelationStats":
         return dataclasses.replace(
@@ -126,8 +130,14 @@ class Relations:
             columns[name] = _with_rows(stats, rows, row_accuracy)
         if node.args.get("distinct") is not None and rows is not None:
             counts = [stats.distinct_count for stats in columns.values()]
-            rows = None if None in counts else min(rows, math.prod(max(count, 1) for count in counts))
-            row_accuracy = "low"
+            by_groups = (_distinct_by_column_groups(scope, [projection.unalias() for projection in node.expressions])
+                         if group is None and len(node.expressions) > 1 else None)
+            if by_groups is not None:  # SELECT DISTINCT a, b over a column group: as GROUP BY a, b
+                rows = min(rows, by_groups[0])
+                row_accuracy = lowest_accuracy(row_accuracy, "accurate" if by_groups[1] else "medium")
+            else:
+                rows = None if None in counts else min(rows, math.prod(max(count, 1) for count in counts))
+                row_accuracy = "low"
         limit = node.args.get("limit")
         if limit is not None and rows is not None:
             try:
@@ -245,15 +255,56 @@ class Relations:
                 counts.append(stats.distinct_count + (1 if stats.null_fraction > 0 else 0))
             groups[key.sql("spark")] = stats
         grouped_rows = None if counts is None or rows is None else min(math.prod(counts), rows)
-        accuracy = lowest_accuracy(
-            row_accuracy, *(s.accuracy for s in groups.values()), "low" if len(keys) > 1 else "accurate"
-        )
+        by_groups = _distinct_by_column_groups(scope, keys) if len(keys) > 1 else None
+        key_accuracy = "accurate" if len(keys) == 1 else "low"
+        if by_groups is not None and grouped_rows is not None:
+            combinations, covered = by_groups
+            grouped_rows = min(grouped_rows, combinations, rows)
+            key_accuracy = "accurate" if covered else "medium"
+        accuracy = lowest_accuracy(row_accuracy, *(s.accuracy for s in groups.values()), key_accuracy)
         for key, stats in groups.items():
             if grouped_rows:
                 groups[key] = stats.replace(null_fraction=(1 / grouped_rows if stats.null_fraction else 0.0),
                                             histogram=None, top_values=None,
                                             accuracy=lowest_accuracy(stats.accuracy, accuracy))
         return grouped_rows, accuracy if grouped_rows is not None else None, groups
+
+
+def _distinct_by_column_groups(scope: dict[str, RelationStats], keys: list[exp.Expression]):
+    """The keys' distinct combinations from column groups of their relation, and whether groups
+    cover every key: keys that are columns of one input relation, whose column groups are
+    subsets of them (largest first, disjoint); each group counts its combinations (+1 where its
+    columns have nulls), each key left over its own distinct count (+1 for NULL), multiplied as
+    independent. None when no group applies.
+
+    >>> zip_city = RelationStats(1000, {"zip": ColumnStats("string", 0.0, 600, None, None, 3, 4),
+    ...                                 "city": ColumnStats("string", 0.0, 60, None, None, 5, 6),
+    ...                                 "day": ColumnStats("string", 0.0, 3, None, None, 5, 6)},
+    ...                          groups={frozenset({"zip", "city"}): (600, 0)})
+    >>> _distinct_by_column_groups({"t": zip_city}, [exp.column("zip"), exp.column("city")])
+    (600, True)
+    >>> _distinct_by_column_groups({"t": zip_city}, [exp.column("zip"), exp.column("city"), exp.column("day")])
+    (1800, False)
+    """
+    found = [column_in_scope(scope, key) for key in keys]
+    if any(name is None for name, _ in found) or len({alias for (alias, _), _ in found}) != 1:
+        return None
+    relation = scope[found[0][0][0]]
+    left = {column: stats for (_, column), stats in found}
+    combinations, used = 1, False
+    for columns, (distinct, nulls) in sorted(relation.groups.items(), key=lambda item: -len(item[0])):
+        if columns <= left.keys():
+            combinations *= distinct + (1 if nulls else 0)
+            for column in columns:
+                del left[column]
+            used = True
+    if not used:
+        return None
+    for stats in left.values():
+        if stats.distinct_count is None or stats.null_fraction is None:
+            return None
+        combinations *= stats.distinct_count + (1 if stats.null_fraction > 0 else 0)
+    return combinations, not left
 
 
 def column_in_scope(scope: dict[str, RelationStats], node: exp.Expression):

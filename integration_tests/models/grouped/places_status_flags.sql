@@ -1,0 +1,3 @@
+{#- DISTINCT over a column group: status determines flag. -#}
+select distinct status, flag
+from {{ ref('places') }}
