@@ -10,7 +10,7 @@ export DBT_ANALYZE_LOG4J2 ?= $(CURDIR)/integration_tests/log4j2.properties
 DBT := cd integration_tests && ../$(BIN)/dbt
 SCALE ?= 1
 
-.PHONY: env java chromium demo test test-thrift bench bench-cost bench-floor bench-tests bench-sample estimation clean
+.PHONY: env java chromium demo test test-thrift bench bench-cost bench-floor bench-tests bench-sample bench-groups estimation clean
 
 env: $(VENV)/.installed
 
@@ -89,6 +89,12 @@ estimation: env java
 bench-sample: env java
 	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/sampled_sketches.py --tpch-sf $(or $(TPCH_SF),1)
+
+# Column groups: stored counts and estimates with and without them (ESTIMATION.md), and what a group
+# adds to a full run of TPC-H lineitem (BENCHMARKS.md), at SF 1.
+bench-groups: env java
+	$(BIN)/pip install -q -e 'python[bench]' --config-settings editable_mode=compat
+	$(BIN)/python bench/column_groups.py --tpch-sf $(or $(TPCH_SF),1)
 
 clean:
 	rm -rf $(VENV) .spark integration_tests/target integration_tests/dbt_packages integration_tests/logs

@@ -322,7 +322,7 @@ def test_the_project_over_thrift(thrift_port):
 
     code, output = dbt(thrift_port, "build", "--vars", "{events_day: 1}")
     assert code == 1, output[-3000:]  # only the three Python models fail
-    assert "Completed with 3 errors" in output and "PASS=26" in output, output[-3000:]  # 24 nodes and two on-run-end hooks
+    assert "Completed with 3 errors" in output and "PASS=27" in output, output[-3000:]  # 25 nodes and two on-run-end hooks
     for model in ("order_sizes", "default_format", "pandas_frame"):
         assert f"Python model model.dbt_analyze_integration_tests.{model} needs a Spark session in dbt's process" in output
     assert "this target connects with method 'thrift'" in output

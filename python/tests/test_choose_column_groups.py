@@ -72,3 +72,20 @@ def test_estimates_take_a_group_of_the_keys():
                            {("analytics", "places"): places}, rules)
     assert wider.row_count == 20000 and wider.columns["zip"].accuracy == "medium"  # 2,001 x 1,000, capped by the rows
 
+
+
+def test_equalities_on_a_group_keep_its_combinations_rows():
+    places = RelationStats(20000, {
+        "zip": ColumnStats("string", 0.0, 2000, "z0", "z999", 4, 5),
+        "city": ColumnStats("string", 0.0, 100, "city0", "city99", 6, 6),
+        "status": ColumnStats("string", 0.0, 5, "s0", "s4", 2, 2)},
+        groups={frozenset({"zip", "city"}): (2000, 0)})
+    rules = FunctionRules.load()
+    sql = "select * from analytics.places where zip = 'z5' and city = 'city5'"
+    grouped = estimate_query(sql, {("analytics", "places"): places}, rules)
+    independent = estimate_query(sql, {("analytics", "places"): dataclasses.replace(places, groups={})}, rules)
+    assert round(grouped.row_count) == 10  # a zip's rows: its city adds nothing
+    assert independent.row_count <= 1  # 20,000 / (2,000 x 100), at least a row
+    other = estimate_query("select * from analytics.places where zip = 'z5' and status = 's1'",
+                           {("analytics", "places"): places}, rules)
+    assert round(other.row_count) == 2  # no group: independent

@@ -29,7 +29,7 @@ class Predicates:
     def filter(self, scope: dict[str, RelationStats], condition: exp.Expression, rows: Optional[float],
                row_accuracy: Optional[str]):
         """Rows scaled by the predicates' selectivity (independent predicates); filtered columns narrowed."""
-        selectivity, accuracy, narrowed = 1.0, "accurate", {}
+        selectivity, accuracy, narrowed, equalities = 1.0, "accurate", {}, {}
         conjuncts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
         for predicate in conjuncts:
             found = self.predicate(scope, predicate.unnest())
@@ -41,6 +41,10 @@ class Predicates:
             accuracy = lowest_accuracy(accuracy, level)
             if column is not None:
                 narrowed[column] = stats
+                if isinstance(predicate.unnest(), exp.EQ):
+                    equalities[column] = fraction
+        if selectivity is not None:
+            selectivity *= _dependency_factor(scope, equalities)
         if selectivity is None or rows is None:
             unknown = {
                 alias: dataclasses.replace(
@@ -201,6 +205,35 @@ class Predicates:
                 null_fraction=0.0, distinct_count=distinct, min=low, max=high, histogram=None, top_values=None)
         fraction = 1 - math.prod(1 - item[0] for item in found)
         return fraction, lowest_accuracy(level, "medium"), None, None
+
+
+def _dependency_factor(scope: dict[str, RelationStats], equalities: dict[tuple[str, str], float]) -> float:
+    """How much more the equalities ``a = x AND b = y`` keep than independence says, where (a, b) is a
+    column group of their relation: its combinations are fewer than the product of the columns'
+    distinct counts by Π NDV / NDV(group), so each existing combination holds that much more of the
+    rows (the dependency degree the group's count gives: 1 where the columns are independent, the
+    other columns' NDVs where one column determines them). At most what the most selective of
+    them keeps alone. Groups largest first, each column in one.
+
+    >>> from dbt_analyze.column_stats import ColumnStats
+    >>> places = RelationStats(20000, {"zip": ColumnStats("string", 0.0, 2000, None, None, 4, 5),
+    ...                                "city": ColumnStats("string", 0.0, 100, None, None, 6, 6)},
+    ...                        groups={frozenset({"zip", "city"}): (2000, 0)})
+    >>> _dependency_factor({"p": places}, {("p", "zip"): 1 / 2000, ("p", "city"): 1 / 100})
+    100.0
+    """
+    factor = 1.0
+    for alias, relation in scope.items():
+        mine = {column: fraction for (owner, column), fraction in equalities.items() if owner == alias}
+        for columns, (distinct, _) in sorted(relation.groups.items(), key=lambda item: -len(item[0])):
+            counts = [relation.columns[c].distinct_count if c in relation.columns else None for c in columns]
+            if not columns <= mine.keys() or None in counts or not distinct:
+                continue
+            fractions = [mine.pop(column) for column in columns]
+            independent = math.prod(fractions)
+            if independent > 0:
+                factor *= min(independent * max(math.prod(counts) / distinct, 1.0), min(fractions)) / independent
+    return factor
 
 
 def _equi_join(scope, node: exp.EQ):
