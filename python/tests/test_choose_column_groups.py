@@ -89,3 +89,13 @@ def test_equalities_on_a_group_keep_its_combinations_rows():
     other = estimate_query("select * from analytics.places where zip = 'z5' and status = 's1'",
                            {("analytics", "places"): places}, rules)
     assert round(other.row_count) == 2  # no group: independent
+
+
+def test_count_distinct_over_a_group_counts_at_most_its_combinations():
+    places = RelationStats(20000, {
+        "zip": ColumnStats("string", 0.0, 2000, None, None, 4, 5),
+        "city": ColumnStats("string", 0.0, 100, None, None, 6, 6)},
+        groups={frozenset({"zip", "city"}): (2000, 0)})
+    found = estimate_query("select count(distinct zip, city) as n from analytics.places",
+                           {("analytics", "places"): places}, FunctionRules.load())
+    assert found.columns["n"].max == 2000

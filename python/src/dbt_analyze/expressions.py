@@ -138,9 +138,30 @@ class Expressions:
 
     def aggregate(self, node: exp.AggFunc, scope, rows) -> ColumnStats:
         if isinstance(node, exp.Count):
-            return ColumnStats("bigint", 0.0, None, avg_len=8, max_len=8, derived_from=_sources(node, scope))
+            return ColumnStats("bigint", 0.0, None, max=_distinct_combinations(node, scope), avg_len=8, max_len=8,
+                               derived_from=_sources(node, scope))
         return ColumnStats.unknown(derived_from=_sources(node, scope))
 
+
+
+def _distinct_combinations(node: exp.Count, scope) -> Optional[float]:
+    """The most ``count(distinct a, b)`` can count: the distinct combinations of a column group of
+    one input that is exactly its columns (the count itself where the query has no GROUP BY).
+
+    >>> from dbt_analyze.relations import RelationStats
+    >>> places = RelationStats(100, {"zip": ColumnStats("string", 0.0, 20, None, None, 3, 3),
+    ...                              "city": ColumnStats("string", 0.0, 5, None, None, 5, 5)},
+    ...                        groups={frozenset({"zip", "city"}): (20, 0)})
+    >>> _distinct_combinations(exp.maybe_parse("count(distinct zip, city)", dialect="spark"), {"p": places})
+    20
+    """
+    if not isinstance(node.this, exp.Distinct) or len(node.this.expressions) < 2:
+        return None
+    found = [column_in_scope(scope, key) for key in node.this.expressions]
+    if any(name is None for name, _ in found) or len({alias for (alias, _), _ in found}) != 1:
+        return None
+    group = scope[found[0][0][0]].groups.get(frozenset(column for (_, column), _ in found))
+    return group[0] if group else None
 
 
 # The handler of each class of expression: a node's is that of the nearest class of its hierarchy
