@@ -146,7 +146,8 @@ def estimation_markdown(report: dict) -> str:
     off = [f for f in report["accuracy"] if f["q_without"] >= 10]
     with_off = sorted(f["q_with"] for f in off)
     median = with_off[len(with_off) // 2] if with_off else None
-    lines += ["", f"Where independence is off by 10x or more ({len(off)} groups), the median q-error with the "
+    lines += ["", f"Where independence is off by 10x or more ({len(off)} group{'' if len(off) == 1 else 's'}), "
+              f"the median q-error with the "
               f"group is {median:.3f}." if median else "No group here has independence off by 10x or more.",
               "", "<!-- column_groups:end -->"]
     return "\n".join(lines)
