@@ -194,3 +194,21 @@ def test_export_and_import_carry_the_groups(spark, dbt, places, tmp_path):
     later = analyze(dbt, relation="analytics.places_copy", columns=["amount"])
     assert later.success, later.error
     assert set(groups(spark, "analytics.places_copy")) == {("zip", "city"), ("status", "flag")}
+
+
+def test_a_sampled_run_scales_a_group_as_a_column(spark, dbt, places):
+    # a 30% sample sees most zip codes once or twice: the sample's own count would be far short
+    result = analyze(dbt, relation=FLAT, columns="all", sample={"percent": 30}, column_groups=[["zip", "city"]])
+    assert result.success, result.error
+    distinct, _ = exact(spark, FLAT, ("zip", "city"))
+    found = groups(spark, FLAT)[("zip", "city")]
+    assert found["sampled"]
+    assert abs(found["distinct_count"] - distinct) <= 0.15 * distinct, (found["distinct_count"], distinct)
+    assert abs(found["distinct_count"] - column_stats(spark, FLAT)["zip"]["distinct_count"]) <= 0.05 * distinct
+
+
+def test_the_post_hook_takes_explicit_groups_from_the_var(spark, dbt, grouped):
+    result = dbt("run", "--select", "places_status_flags",
+                 "--vars", json.dumps({"column_groups": True, "dbt_analyze_column_groups": [["flag", "status"]]}))
+    assert result.success, result.error
+    assert set(groups(spark, "analytics.places_status_flags")) == {("status", "flag")}

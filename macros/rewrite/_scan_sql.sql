@@ -146,13 +146,14 @@
   {{ return('case l.partition_spec ' ~ branches | join(' ') ~ ' end' if branches else 'null') }}
 {% endmacro %}
 
-{#- For each sampled partition and column, how many values the sample holds exactly once (the
-    f1 of Haas and Stokes' Duj1 estimator), in one grouped pass over the same sample. Values are
+{#- For each sampled partition and column (and column group: its tuples' hashes), how many values
+    the sample holds exactly once (the f1 of Haas and Stokes' Duj1 estimator), in one grouped pass
+    over the same sample. Values are
     grouped as strings; a collated column's under its collation, in a field of its own type. -#}
 {% macro _singletons_query_sql(plan, specs, sample) %}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(plan.table.partition_columns) -%}
   {%- set columns = [] -%}
-  {%- for column in plan.scan_columns if dbt_analyze._measure('ndv_sketch', 'x',
+  {%- for column in plan.scan_columns + plan.get('column_groups', []) if dbt_analyze._measure('ndv_sketch', 'x',
                                                               dbt_analyze._type_category(column.data_type)) -%}
     {%- do columns.append(column) -%}
   {%- endfor -%}
@@ -165,7 +166,8 @@
   {%- for data_type in collated_types -%}{%- do value_fields.append('value_' ~ loop.index) -%}{%- endfor -%}
   {%- set values = [] -%}
   {%- for column in columns -%}
-    {%- set quoted = dbt_analyze._quote_identifier(column.name) -%}
+    {%- set quoted = dbt_analyze._column_group_value_sql(column) if column.members is defined
+                     else dbt_analyze._quote_identifier(column.name) -%}
     {%- set parts = ["'column_name', " ~ dbt_analyze._quote_literal(column.name),
                      "'value', " ~ ('cast(null as string)' if column.data_type in collated_types
                                     else 'cast(' ~ quoted ~ ' as string)')] -%}
