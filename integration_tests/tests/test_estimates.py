@@ -33,7 +33,7 @@ def test_estimates_against_the_built_models(dbt, spark):
     assert result.success, result.error
     assert "analytics.purchases_enriched_summary: 4 column(s) estimated" in result.log
     estimated = estimates(spark)
-    assert {table for table, _ in estimated} == set(MODELS)
+    assert set(MODELS) <= {table for table, _ in estimated}  # (a module beside this one may estimate others)
 
     # what the rules promise exactly
     enriched = {column: row for (table, column), row in estimated.items() if table == "purchases_enriched"}
