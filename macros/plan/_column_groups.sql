@@ -70,7 +70,13 @@
   {{ return(groups) }}
 {% endmacro %}
 
-{#- The scan's value of a group per row: the hash of its columns' values where all have one. -#}
+{#- What the scan reads of a column per row: the column itself, or, for a column group, the hash of
+    its columns' values where all have one. -#}
+{% macro _scanned_value_sql(column) %}
+  {{ return(dbt_analyze._column_group_value_sql(column) if column.data_type == dbt_analyze._column_group_type()
+            else dbt_analyze._quote_identifier(column.name)) }}
+{% endmacro %}
+
 {% macro _column_group_value_sql(group) %}
   {%- set quoted = [] -%}
   {%- set present = [] -%}
@@ -106,21 +112,20 @@
     {%- do relations.update({node.name: node.schema ~ '.' ~ (node.alias or node.name)}) -%}
     {%- if relation == name | lower -%}{%- do node_ids.append(node.unique_id) -%}{%- endif -%}
   {%- endfor -%}
-  {%- for source in graph.sources.values() if (source.schema ~ '.' ~ source.identifier) | lower == name | lower -%}
-    {%- do node_ids.append(source.unique_id) -%}
+  {%- set sources = [] -%}
+  {%- for source in graph.sources.values() -%}
+    {%- do sources.append([source.source_name, source.name, source.schema ~ '.' ~ source.identifier]) -%}
+    {%- if (source.schema ~ '.' ~ source.identifier) | lower == name | lower -%}{%- do node_ids.append(source.unique_id) -%}{%- endif -%}
   {%- endfor -%}
   {%- set models = [] -%}
   {%- for node in graph.nodes.values() if node.resource_type == 'model'
       and (node.depends_on.nodes | select('in', node_ids) | list) -%}
-    {%- set sources = [] -%}
-    {%- for source in graph.sources.values() if source.unique_id in node.depends_on.nodes -%}
-      {%- do sources.append([source.source_name, source.name, source.schema ~ '.' ~ source.identifier]) -%}
-    {%- endfor -%}
     {%- do models.append({'name': node.name, 'sql': node.get('compiled_code') if node.get('compiled') else none,
-                          'raw': node.raw_code, 'refs': relations, 'sources': sources}) -%}
+                          'raw': node.raw_code}) -%}
   {%- endfor -%}
   {%- set chosen = adapter.dbt_analyze_choose_column_groups(tojson({'schema': table.schema, 'table': table.identifier,
-                       'columns': table.columns | map(attribute='name') | list, 'models': models, 'limit': limit}))
+                       'columns': table.columns | map(attribute='name') | list, 'models': models, 'limit': limit,
+                       'refs': relations, 'sources': sources}))
                    if models else [] -%}
   {%- if chosen -%}
     {%- set said = [] -%}

@@ -28,8 +28,7 @@
   {%- for column in columns -%}
     {%- set column_index = loop.index0 -%}
     {%- set category = dbt_analyze._type_category(column.data_type) -%}
-    {%- set quoted = dbt_analyze._column_group_value_sql(column) if category == 'group'
-                     else dbt_analyze._quote_identifier(column.name) -%}
+    {%- set quoted = dbt_analyze._scanned_value_sql(column) -%}
     {%- for field, type in fields if field != 'singletons'
         and dbt_analyze._measure_at_level(field, category, plan.sketches) -%}
       {%- set alias = 'c' ~ column_index ~ '__' ~ field -%}
@@ -166,8 +165,7 @@
   {%- for data_type in collated_types -%}{%- do value_fields.append('value_' ~ loop.index) -%}{%- endfor -%}
   {%- set values = [] -%}
   {%- for column in columns -%}
-    {%- set quoted = dbt_analyze._column_group_value_sql(column) if column.members is defined
-                     else dbt_analyze._quote_identifier(column.name) -%}
+    {%- set quoted = dbt_analyze._scanned_value_sql(column) -%}
     {%- set parts = ["'column_name', " ~ dbt_analyze._quote_literal(column.name),
                      "'value', " ~ ('cast(null as string)' if column.data_type in collated_types
                                     else 'cast(' ~ quoted ~ ' as string)')] -%}

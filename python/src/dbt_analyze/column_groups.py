@@ -164,12 +164,12 @@ def resolved_sql(raw: str, refs: dict[str, str], sources: dict[tuple[str, str], 
 
 
 def dbt_analyze_choose_column_groups(adapter: Any, payload_json: str) -> list[dict[str, Any]]:
-    """payload: schema, table, columns (the table's, in order), models ([{name, sql}] or [{name,
-    raw, refs, sources}]: sources as [[source, table, relation]]), limit. Returns choose_column_groups'."""
+    """payload: schema, table, columns (the table's, in order), models ([{name, sql (compiled, or
+    None), raw}]), refs ({model name: relation}) and sources ([[source, table, relation]]) to
+    resolve raw code with, limit. Returns choose_column_groups'."""
     payload = json.loads(payload_json)
-    models = []
-    for model in sorted(payload["models"], key=lambda model: model["name"]):
-        sql = model.get("sql") or resolved_sql(model.get("raw") or "", model.get("refs") or {},
-                                               {(s, t): relation for s, t, relation in model.get("sources") or []})
-        models.append((model["name"], sql))
+    refs = payload.get("refs") or {}
+    sources = {(source, table): relation for source, table, relation in payload.get("sources") or []}
+    models = [(model["name"], model.get("sql") or resolved_sql(model.get("raw") or "", refs, sources))
+              for model in sorted(payload["models"], key=lambda model: model["name"])]
     return choose_column_groups(payload["schema"], payload["table"], payload["columns"], models, int(payload["limit"]))

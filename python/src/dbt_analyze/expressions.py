@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from dbt_analyze.column_stats import ColumnStats, format_value
 from dbt_analyze.function_rules import _cast
-from dbt_analyze.relations import column_in_scope
+from dbt_analyze.relations import column_in_scope, columns_of_one_input
 from dbt_analyze.spark_naming import FUNCTION_NAMES, spark_arguments
 from dbt_analyze.spark_types import INTEGER_DECIMALS, INTEGER_RANKS, base_type, decimal_precision, fixed_width
 
@@ -157,10 +157,8 @@ def _distinct_combinations(node: exp.Count, scope) -> Optional[float]:
     """
     if not isinstance(node.this, exp.Distinct) or len(node.this.expressions) < 2:
         return None
-    found = [column_in_scope(scope, key) for key in node.this.expressions]
-    if any(name is None for name, _ in found) or len({alias for (alias, _), _ in found}) != 1:
-        return None
-    group = scope[found[0][0][0]].groups.get(frozenset(column for (_, column), _ in found))
+    found = columns_of_one_input(scope, node.this.expressions)
+    group = found[0].groups.get(frozenset(found[1])) if found else None
     return group[0] if group else None
 
 

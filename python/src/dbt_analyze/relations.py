@@ -286,11 +286,10 @@ def _distinct_by_column_groups(scope: dict[str, RelationStats], keys: list[exp.E
     >>> _distinct_by_column_groups({"t": zip_city}, [exp.column("zip"), exp.column("city"), exp.column("day")])
     (1800, False)
     """
-    found = [column_in_scope(scope, key) for key in keys]
-    if any(name is None for name, _ in found) or len({alias for (alias, _), _ in found}) != 1:
+    found = columns_of_one_input(scope, keys)
+    if found is None:
         return None
-    relation = scope[found[0][0][0]]
-    left = {column: stats for (_, column), stats in found}
+    relation, left = found
     combinations, used = 1, False
     for columns, (distinct, nulls) in sorted(relation.groups.items(), key=lambda item: -len(item[0])):
         if columns <= left.keys():
@@ -305,6 +304,15 @@ def _distinct_by_column_groups(scope: dict[str, RelationStats], keys: list[exp.E
             return None
         combinations *= stats.distinct_count + (1 if stats.null_fraction > 0 else 0)
     return combinations, not left
+
+
+def columns_of_one_input(scope: dict[str, RelationStats], keys: list[exp.Expression]):
+    """(the relation, {column: statistics}) when every key is a column of the same input of the
+    query's scope (its column groups apply to them), else None."""
+    found = [column_in_scope(scope, key) for key in keys]
+    if any(name is None for name, _ in found) or len({alias for (alias, _), _ in found}) != 1:
+        return None
+    return scope[found[0][0][0]], {column: stats for (_, column), stats in found}
 
 
 def column_in_scope(scope: dict[str, RelationStats], node: exp.Expression):
