@@ -158,7 +158,10 @@ def _distinct_combinations(node: exp.Count, scope) -> Optional[float]:
     if not isinstance(node.this, exp.Distinct) or len(node.this.expressions) < 2:
         return None
     found = columns_of_one_input(scope, node.this.expressions)
-    group = found[0].groups.get(frozenset(found[1])) if found else None
+    if found is None:
+        return None
+    relation, columns = found
+    group = relation.groups.get(frozenset(columns))
     return group[0] if group else None
 
 
