@@ -8,6 +8,10 @@
     {{ dbt_analyze.analyze() }}
   {%- elif hook == 'wait' -%}
     {{ dbt_analyze.analyze(wait=true) }}
+  {%- elif hook == 'least' -%}
+    {{ cost_hooks.floor_hook() }}
+  {%- elif hook == 'scan' -%}
+    {{ cost_hooks.floor_hook(scan_only=true) }}
   {%- elif hook == 'basic' -%}
     {{ dbt_analyze.analyze(sketches='basic') }}
   {%- endif -%}
