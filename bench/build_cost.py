@@ -8,9 +8,10 @@ table models over about 1.3M rows, staged, joined and aggregated as a small mart
 with no post-hook, with Spark's own `ANALYZE ... FOR ALL COLUMNS` as the post-hook, with the
 least hook that keeps mergeable statistics in a table (a floor under any design:
 bench/cost_hooks/macros/floor_hook.sql), with `analyze()` (statistics beside the build),
-`analyze(wait=true)` (in the hook) and `analyze(sketches='basic')`, at `--threads 1` and `--threads 4`, builds interleaved round by
-round. What a hook adds is the median of its builds less the median of the builds without one.
-Results: bench/out/build_cost.json and the section of BENCHMARKS.md between its markers.
+`analyze(wait=true)` (in the hook) and `analyze(sketches='basic')`, at `--threads 1` and
+`--threads 4`, builds interleaved round by round. What a hook adds is the median of its builds
+less the median of the builds without one. Results: bench/out/build_cost.json and the section of
+BENCHMARKS.md between its markers.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def build(project: str, threads: int, hook: str, home: Path, setup: bool = False
            "DBT_ANALYZE_LOG4J2": str(ROOT / "integration_tests" / "log4j2.properties"),
            "DBT_TARGET_PATH": str(home / project / "target"), "DBT_LOG_PATH": str(home / project / "logs")}
     command = [str(Path(sys.executable).parent / "dbt"), "build", "--threads", str(threads),
-               "--vars", json.dumps({"cost_hook": hook, "floor_setup": setup}), "--project-dir", str(directory), "--profiles-dir", str(directory)]
+               "--vars", json.dumps({"cost_hook": hook, "floor_setup": setup}),
+               "--project-dir", str(directory), "--profiles-dir", str(directory)]
     started = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - started

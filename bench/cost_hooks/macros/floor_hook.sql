@@ -1,28 +1,36 @@
 {#- The least post-hook that keeps mergeable statistics in a table (bench/spark_floor.py's least
     run, sent through dbt): the model's columns (a DESCRIBE), a started mark written and read back,
-    and one INSERT of the scan's aggregate of every column, exact measures and the sketches at a
-    run's sizes. With scan_only, the aggregate's SELECT alone, its rows fetched: no write at all. No merge, no arrays,
-    no events after: a floor under any design, not a statistics run. -#}
+    and one INSERT of the scan's aggregate of every column, exact measures and the sketches at the
+    sizes the package's vars give a run. With scan_only, the aggregate's SELECT alone, its rows
+    fetched: no write at all. No merge, no arrays, no events after: a floor under any design, not a
+    statistics run. -#}
 {% macro floor_hook(scan_only=false) %}
   {%- if not execute -%}{{ return('') }}{%- endif -%}
+  {%- set hll_lg_k, kll_k = dbt_analyze._var('dbt_analyze_hll_lg_k'), dbt_analyze._var('dbt_analyze_kll_k') -%}
+  {%- set tracked = dbt_analyze._var('dbt_analyze_top_k_tracked') -%}
   {%- set measures = ['count(1)'] -%}
   {%- for column in adapter.get_columns_in_relation(this) -%}
     {%- set name, data_type = adapter.quote(column.name), column.dtype | lower -%}
     {%- do measures.extend(['count(' ~ name ~ ')', 'min(' ~ name ~ ')', 'max(' ~ name ~ ')']) -%}
+    {#- Each type's HLL input and KLL input (none: no quantiles), as bench/spark_floor.py's sketch_input. -#}
+    {%- set hll_input, kll_input = none, none -%}
     {%- if data_type == 'string' -%}
-      {%- do measures.extend(['sum(length(' ~ name ~ '))', 'max(length(' ~ name ~ '))',
-                              'hll_sketch_agg(' ~ name ~ ', 14)', 'approx_top_k_accumulate(' ~ name ~ ', 2048)']) -%}
+      {%- do measures.extend(['sum(length(' ~ name ~ '))', 'max(length(' ~ name ~ '))']) -%}
+      {%- set hll_input = name -%}
     {%- elif data_type in ('bigint', 'int', 'double') or data_type.startswith('decimal') -%}
-      {%- do measures.extend(['sum(cast(' ~ name ~ ' as double))', 'var_pop(cast(' ~ name ~ ' as double))',
-                              'hll_sketch_agg(xxhash64(' ~ name ~ '), 14)',
-                              'kll_sketch_agg_double(cast(' ~ name ~ ' as double), 16000)',
-                              'approx_top_k_accumulate(' ~ name ~ ', 2048)']) -%}
+      {%- do measures.extend(['sum(cast(' ~ name ~ ' as double))', 'var_pop(cast(' ~ name ~ ' as double))']) -%}
+      {%- set hll_input, kll_input = 'xxhash64(' ~ name ~ ')', 'cast(' ~ name ~ ' as double)' -%}
     {%- elif data_type == 'date' -%}
-      {%- do measures.extend(['hll_sketch_agg(cast(unix_date(' ~ name ~ ') as bigint), 14)',
-                              'kll_sketch_agg_double(cast(unix_date(' ~ name ~ ') as double), 16000)',
-                              'approx_top_k_accumulate(' ~ name ~ ', 2048)']) -%}
+      {%- set hll_input, kll_input = 'cast(unix_date(' ~ name ~ ') as bigint)', 'cast(unix_date(' ~ name ~ ') as double)' -%}
     {%- elif data_type == 'boolean' -%}
       {%- do measures.append('count_if(' ~ name ~ ')') -%}
+    {%- endif -%}
+    {%- if hll_input -%}
+      {%- do measures.extend(['hll_sketch_agg(' ~ hll_input ~ ', ' ~ hll_lg_k ~ ')',
+                              'approx_top_k_accumulate(' ~ name ~ ', ' ~ tracked ~ ')']) -%}
+    {%- endif -%}
+    {%- if kll_input -%}
+      {%- do measures.append('kll_sketch_agg_double(' ~ kll_input ~ ', ' ~ kll_k ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}
   {%- set aggregate = 'select ' ~ measures | join(', ') ~ ' from ' ~ this -%}
