@@ -1,6 +1,7 @@
 """Spark's floor under a statistics run, with pyspark alone: no dbt, no dbt_analyze.
 
     make bench-floor
+    python bench/spark_floor.py --every-row --lineitem bench/out/tpch/lineitem.parquet   # #79's floor
 
 A run that keeps mergeable statistics in a table, safe from kills and concurrent runs, sends at
 least these statements, whatever its design:
@@ -17,7 +18,8 @@ Their sum, the least run, is timed beside Spark's own ANALYZE ... FOR ALL COLUMN
 table (with histograms too, for `full`), which writes to the metastore and nothing else.
 The sketches alone (every column's HLL, KLL and top-k, nothing else) are the floor of any scan
 that keeps them. And the incremental figure at the floor: the least run after one new partition
-of 31 against the least full run of the same table (measure_incremental). Hive metastore (Derby)
+of 31 against the least full run of the same table (measure_incremental). With --every-row: what
+must see every row when the distribution sketches see a sample (measure_every_row). Hive metastore (Derby)
 as dbt's session has it; one warm session; medians of interleaved rounds after warm-up rounds.
 Tables: the benchmark's mixed 8-column shape at 1,000 and 2,000,000 rows and in 31 partitions of
 100,000 rows, and bench/cost_project's orders model.
@@ -72,8 +74,10 @@ def sketch_measures(column: str, data_type: str, kinds: tuple[str, ...]) -> list
     return measures
 
 
-def measures(fields, sketches: str) -> list[str]:
-    """The aggregates a run needs of a table's `fields`: exact aggregates and sketches of every column."""
+def measures(fields, sketches: str, kinds: tuple[str, ...] | None = None) -> list[str]:
+    """The aggregates a run needs of a table's `fields`: exact aggregates and sketches of every column
+    (the sketches of `kinds`, by default HLL alone for `basic` and all three for `full`)."""
+    kinds = kinds if kinds is not None else ("hll", "kll", "top_k") if sketches == "full" else ("hll",)
     result = ["count(1)"]
     for field in fields:
         column, data_type = f"`{field.name}`", field.dataType.simpleString()
@@ -84,14 +88,32 @@ def measures(fields, sketches: str) -> list[str]:
             result += [f"sum(length({column}))", f"max(length({column}))"]
         if sketches == "full" and (data_type in ("bigint", "int", "double") or data_type.startswith("decimal")):
             result += [f"sum(cast({column} as double))", f"var_pop(cast({column} as double))"]
-        result += sketch_measures(column, data_type, ("hll", "kll", "top_k") if sketches == "full" else ("hll",))
+        result += sketch_measures(column, data_type, kinds)
     return result
 
 
-def aggregate_sql(spark, table: str, sketches: str) -> str:
+def aggregate_sql(spark, table: str, sketches: str, kinds: tuple[str, ...] | None = None) -> str:
     """The one aggregate a run needs of `table`."""
-    return ("select " + ", ".join(f"{m} as m{i}" for i, m in enumerate(measures(spark.table(table).schema.fields, sketches)))
+    return ("select " + ", ".join(f"{m} as m{i}" for i, m in enumerate(measures(spark.table(table).schema.fields, sketches, kinds)))
             + f" from {table}")
+
+
+def sampled_aggregate_sql(spark, table: str, rate: float, by_filter: bool = False) -> str:
+    """A full run's aggregate of `table` with its KLL and top-k sketches fed a `rate` Bernoulli sample:
+    a flag in the scan's projection (Spark refuses a nondeterministic FILTER), and the sketches' input
+    NULL outside the sample, or, `by_filter`, the sketches' aggregates filtered on it."""
+    fields = spark.table(table).schema.fields
+
+    def fed_sample(measure: str) -> str:
+        if by_filter:
+            return f"{measure} filter (where sampled)"
+        function, arguments = measure.split("(", 1)
+        value, size = arguments.rsplit(",", 1)
+        return f"{function}(if(sampled, {value}, null),{size}"
+    sampled = [fed_sample(m) for field in fields
+               for m in sketch_measures(f"`{field.name}`", field.dataType.simpleString(), ("kll", "top_k"))]
+    return ("select " + ", ".join(f"{m} as m{i}" for i, m in enumerate(measures(fields, "full", ("hll",)) + sampled))
+            + f" from (select *, rand(7) < {rate} as sampled from {table})")
 
 
 def sketches_sql(spark, table: str, kinds: tuple[str, ...]) -> str:
@@ -210,7 +232,34 @@ def measure_incremental(spark, partitions: int, rows: int, rounds: int, warmup: 
     return result
 
 
+def measure_every_row(spark, table: str, rounds: int, warmup: int) -> dict:
+    """What #79 requires to see every row, against Spark's ANALYZE with histograms of `table`: the
+    exact measures and HLL in one aggregate, each alone (the exact measures in generated code), and
+    the full aggregate with its KLL and top-k sketches fed a 10% and a 2% sample (their input NULL
+    outside it, as a run feeds them) and a 10% one by FILTER."""
+    steps = {"spark_analyze_histograms": lambda: analyze_with_histograms(spark, table),
+             "every_row": aggregate_sql(spark, table, "full", ("hll",)),
+             "exact_alone": aggregate_sql(spark, table, "full", ()),
+             "hll_alone": sketches_sql(spark, table, ("hll",)),
+             "sampled_10": sampled_aggregate_sql(spark, table, 0.1),
+             "sampled_2": sampled_aggregate_sql(spark, table, 0.02),
+             "sampled_10_by_filter": sampled_aggregate_sql(spark, table, 0.1, by_filter=True)}
+    result = medians(spark, steps, rounds, warmup)
+    result["rows"] = spark.table(table).count()
+    return result
+
+
 def measure_all(spark, options) -> dict:
+    if options.every_row:
+        spark.sql("drop table if exists floor.mixed_every_row")
+        spark.sql(f"create table floor.mixed_every_row using parquet as select "
+                  f"{', '.join(f'{e} as {c}' for c, e in MIXED.items())} from range(2000000)")
+        tables = {"mixed 2M": "floor.mixed_every_row"}
+        if options.lineitem:
+            spark.sql("drop table if exists floor.lineitem")
+            spark.sql(f"create table floor.lineitem using parquet as select * from parquet.`{options.lineitem}`")
+            tables["lineitem"] = "floor.lineitem"
+        return {name: measure_every_row(spark, table, options.rounds, options.warmup) for name, table in tables.items()}
     return {
         "model, full": measure(spark, "model", MODEL, 2000, "full", options.rounds, options.warmup),
         "small, full": measure(spark, "small", MIXED, 1000, "full", options.rounds, options.warmup),
@@ -224,6 +273,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--every-row", action="store_true", help="#79: what must see every row, against ANALYZE with histograms")
+    parser.add_argument("--lineitem", type=Path, help="with --every-row: TPC-H lineitem as parquet (tpchgen-cli)")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
     options = parser.parse_args()
     from pyspark.sql import SparkSession
@@ -243,6 +294,10 @@ def main() -> None:
         spark.stop()
         shutil.rmtree(home, ignore_errors=True)
     options.out.mkdir(parents=True, exist_ok=True)
+    if options.every_row:
+        (options.out / "spark_floor_every_row.json").write_text(json.dumps(report, indent=1))
+        print_every_row(report)
+        return
     (options.out / "spark_floor.json").write_text(json.dumps(report, indent=1))
     print("| table | Spark's ANALYZE | scan | scan + write | describe | write | read | least run | least run / ANALYZE | HLL alone |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -266,6 +321,16 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|")
     print(f"| {r['partitions']} partitions of {r['rows']:,} rows | {r['least_full_run']:.3f} | {r['least_incremental_run']:.3f} "
           f"| {r['least_incremental_run'] / r['least_full_run']:.3f}x | {r['new_partition_aggregate']:.3f} |")
+
+
+def print_every_row(report: dict) -> None:
+    steps = ("every_row", "exact_alone", "hll_alone", "sampled_10", "sampled_2", "sampled_10_by_filter")
+    print("| table | Spark's ANALYZE with histograms | " + " | ".join(steps) + " |")
+    print("|---|---:|" + "---:|" * len(steps))
+    for name, r in report.items():
+        base = r["spark_analyze_histograms"]
+        print(f"| {name} ({r['rows']:,} rows) | {base:.2f} s | "
+              + " | ".join(f"{r[s]:.2f} s ({r[s] / base:.2f}x)" for s in steps) + " |")
 
 
 if __name__ == "__main__":

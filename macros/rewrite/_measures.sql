@@ -180,7 +180,15 @@
 {% macro _measure_sketch_values(c, category, sampled=false) %}
   {%- if not (dbt_analyze._sketch_input('quantile_sketch', c, category)
               or dbt_analyze._sketch_input('top_values_sketch', c, category)) -%}{{ return(none) }}{%- endif -%}
-  {{ return('count(' ~ c ~ ')' ~ (' filter (where __dbt_analyze_sampled)' if sampled else '')) }}
+  {{ return('count(' ~ (dbt_analyze._sampled_input_sql(c) if sampled else c) ~ ')') }}
+{% endmacro %}
+
+{#- A distribution sketch's input where the scan feeds it a sample: NULL outside the sample, which
+    the sketches skip (the top-k sketch only counts it, apart from its items). Not a FILTER on the
+    aggregate: Spark evaluates a filtered imperative aggregate's rows far more slowly, so that a
+    FILTER cost as much as the sketch over every row (docs/decisions/sampled-sketches.md). -#}
+{% macro _sampled_input_sql(input) %}
+  {{ return('if(__dbt_analyze_sampled, ' ~ input ~ ', null)') }}
 {% endmacro %}
 
 {#- The sketch measures are typed imperative aggregates: Spark evaluates their argument row by row
@@ -222,23 +230,19 @@
   {{ return(none) }}
 {% endmacro %}
 
-{#- The aggregate of a sketch measure over its input (an expression or a projected column); a top-k
-    sketch tracks `tracked` items (none: the var). `sampled`: a distribution sketch takes the rows
-    of the scan's sample flag only (Spark refuses a nondeterministic FILTER: the flag is a column of
-    the projection under the aggregate). -#}
-{% macro _sketch_aggregate(field, input, tracked=none, sampled=false) %}
+{#- The aggregate of a sketch measure over its input (an expression or a projected column, sampled
+    or not: _sampled_input_sql); a top-k sketch tracks `tracked` items (none: the var). -#}
+{% macro _sketch_aggregate(field, input, tracked=none) %}
   {%- if input is none -%}{{ return(none) }}{%- endif -%}
-  {%- set only = ' filter (where __dbt_analyze_sampled)' if sampled and field in dbt_analyze._distribution_sketch_fields()
-                 else '' -%}
   {%- if field == 'ndv_sketch' -%}
     {{ return('hll_sketch_agg(' ~ input ~ ', ' ~ (dbt_analyze._var('dbt_analyze_hll_lg_k') | int) ~ ')') }}
   {%- elif field == 'quantile_sketch' -%}
     {#- An empty KLL sketch is refused by every reader: keep none instead. -#}
-    {{ return('if(count(' ~ input ~ ')' ~ only ~ ' > 0, kll_sketch_agg_double(' ~ input ~ ', '
-              ~ (dbt_analyze._var('dbt_analyze_kll_k') | int) ~ ')' ~ only ~ ', null)') }}
+    {{ return('if(count(' ~ input ~ ') > 0, kll_sketch_agg_double(' ~ input ~ ', '
+              ~ (dbt_analyze._var('dbt_analyze_kll_k') | int) ~ '), null)') }}
   {%- elif field == 'top_values_sketch' -%}
     {{ return('approx_top_k_accumulate(' ~ input ~ ', '
-              ~ (tracked or dbt_analyze._var('dbt_analyze_top_k_tracked')) | int ~ ')' ~ only) }}
+              ~ (tracked or dbt_analyze._var('dbt_analyze_top_k_tracked')) | int ~ ')') }}
   {%- endif -%}
   {{ return(none) }}
 {% endmacro %}

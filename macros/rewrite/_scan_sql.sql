@@ -8,8 +8,9 @@
   plan:       from _plan_target (table, listing, scan_columns, sketches, sample, sketch_rate)
   specs:      partition specs to scan ([''] for an unpartitioned table)
   With plan.sketch_rate, the KLL and top-k sketches take a seeded Bernoulli sample of the rows (a
-  flag the projection draws, which their aggregates FILTER on); the exact measures and HLL see
-  every row, and each column's sketch_values counts the values the sample held.
+  flag a projection draws, under the one that makes their inputs NULL outside it: Spark refuses a
+  nondeterministic FILTER); the exact measures and HLL see every row, and each column's
+  sketch_values counts the values the sample held.
 -#}
 {% macro _scan_sql(plan, specs, run_id) %}
   {%- set table = plan.table -%}
@@ -20,8 +21,7 @@
       sketch's per-row input is projected under the aggregate as __dbt_analyze_c<i>__<field>. -#}
   {%- set aggregates = [spec_sql ~ ' as __partition_spec', 'count(1) as __row_count'] -%}
   {%- set sampled = plan.get('sketch_rate') is not none -%}
-  {%- set sketch_inputs = ['rand(' ~ (dbt_analyze._var('dbt_analyze_sample_seed') | int + 1) ~ ') < '
-                           ~ plan.sketch_rate ~ ' as __dbt_analyze_sampled'] if sampled else [] -%}
+  {%- set sketch_inputs = [] -%}
   {%- set aliases = {} -%}
   {#- A column group goes in as a column whose values are its tuples' hashes (_column_groups.sql). -#}
   {%- set columns = plan.scan_columns + plan.get('column_groups', []) -%}
@@ -34,9 +34,12 @@
       {%- set alias = 'c' ~ column_index ~ '__' ~ field -%}
       {%- if field in dbt_analyze._sketch_fields() -%}
         {%- set input = dbt_analyze._sketch_input(field, quoted, category, dbt_analyze._collation(column.data_type)) -%}
+        {%- if input and sampled and field in dbt_analyze._distribution_sketch_fields() -%}
+          {%- set input = dbt_analyze._sampled_input_sql(input) -%}
+        {%- endif -%}
         {%- if input -%}{%- do sketch_inputs.append(input ~ ' as __dbt_analyze_' ~ alias) -%}{%- endif -%}
         {%- set expr = dbt_analyze._sketch_aggregate(field, '__dbt_analyze_' ~ alias if input else none,
-                                                     dbt_analyze._top_k_tracked(plan, column.name), sampled) -%}
+                                                     dbt_analyze._top_k_tracked(plan, column.name)) -%}
       {%- elif field == 'sketch_values' -%}
         {%- set expr = dbt_analyze._measure_sketch_values(quoted, category, sampled) -%}
       {%- else -%}
@@ -102,7 +105,10 @@
   from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at, exact_rows, now)
   left join (
     select {{ aggregates | join(',\n           ') }}
-    from (select *{% for input in sketch_inputs %}, {{ input }}{% endfor %} from {{ table.quoted }} {{ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) }})
+    {%- set scanned = table.quoted ~ ' ' ~ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) %}
+    from (select *{% for input in sketch_inputs %}, {{ input }}{% endfor %}
+          from {{ ('(select *, rand(' ~ (dbt_analyze._var('dbt_analyze_sample_seed') | int + 1) ~ ') < ' ~ plan.sketch_rate
+                   ~ ' as __dbt_analyze_sampled from ' ~ scanned ~ ')') if sampled else scanned }})
     {%- if partition_columns %}
     group by {{ partition_columns | join(', ') }}
     {%- endif %}
