@@ -11,12 +11,15 @@
   {{ return(not wait and adapter.dbt_analyze_submit is defined and adapter.dbt_analyze_is_session()) }}
 {% endmacro %}
 
-{#- Hands a post-hook's run (_run_analyze's args) to the background workers. -#}
+{#- Hands a post-hook's run (_run_analyze's args) to the background workers, which take it once
+    no other run has come for dbt_analyze_background_linger_seconds (or a reader waits): runs
+    that come close together are written together (_write_runs_together). -#}
 {% macro _submit_run(relation, model_id, args) %}
   {#- A small table's run is mostly planning on the driver: more workers than cores only queue. -#}
   {%- set workers = dbt_analyze._var('dbt_analyze_background_workers')
                     or [4, adapter.dbt_analyze_parallelism() or 1] | min -%}
-  {%- do adapter.dbt_analyze_submit(dbt_analyze._statistics_key(relation), model_id, args, workers | int) -%}
+  {%- do adapter.dbt_analyze_submit(dbt_analyze._statistics_key(relation), model_id, args, workers | int,
+                                    dbt_analyze._var('dbt_analyze_background_linger_seconds') | int) -%}
   {{ log('dbt_analyze: ' ~ relation.schema ~ '.' ~ relation.identifier
          ~ ': statistics are collected beside the build', info=True) }}
 {% endmacro %}

@@ -26,6 +26,19 @@
     what the run itself stored ([rows, bytes, sketch_bytes, truncated]: _own_numbers) as Spark took it while
     writing (session connections), else none (read it then). -#}
 {% macro _run_statistics_write(select, interpreted=false) %}
+  {%- set settings = dbt_analyze._statistics_write_settings(interpreted) -%}
+  {%- set own = adapter.dbt_analyze_insert_observed(dbt_analyze._storage_relation('statistics_history'), select,
+                                                    dict(dbt_analyze._own_numbers()), settings)
+                if adapter.dbt_analyze_insert_observed is defined else none -%}
+  {%- if own is not none -%}
+    {{ return([own.rows | int, own.bytes | int, own.sketch_bytes | int, own.truncated] if own else none) }}
+  {%- endif -%}
+  {%- do dbt_analyze._run_at_once([dbt_analyze._statistics_insert_sql(select)], settings=[settings]) -%}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- The settings of a statistics write (_run_statistics_write). -#}
+{% macro _statistics_write_settings(interpreted=false) %}
   {%- set cores = adapter.dbt_analyze_parallelism() if adapter.dbt_analyze_parallelism is defined else none -%}
   {%- set settings = {} -%}
   {%- if cores -%}
@@ -35,14 +48,7 @@
   {%- if interpreted -%}
     {%- do settings.update({'spark.sql.codegen.wholeStage': 'false', 'spark.sql.codegen.factoryMode': 'NO_CODEGEN'}) -%}
   {%- endif -%}
-  {%- set own = adapter.dbt_analyze_insert_observed(dbt_analyze._storage_relation('statistics_history'), select,
-                                                    dict(dbt_analyze._own_numbers()), settings)
-                if adapter.dbt_analyze_insert_observed is defined else none -%}
-  {%- if own is not none -%}
-    {{ return([own.rows | int, own.bytes | int, own.sketch_bytes | int, own.truncated] if own else none) }}
-  {%- endif -%}
-  {%- do dbt_analyze._run_at_once([dbt_analyze._statistics_insert_sql(select)], settings=[settings]) -%}
-  {{ return(none) }}
+  {{ return(settings) }}
 {% endmacro %}
 
 {#- Whether a run's write goes without generated code: when it scans at most 1 MiB of files.

@@ -125,9 +125,71 @@
     `succeeded` event: sent, or, where the run shares its events and the write took its own
     numbers, kept in prepared.succeeded_row for the batch's one INSERT. -#}
 {% macro _write_run(prepared) %}
-  {%- set run, request, plan, choice = prepared.run, prepared.request, prepared.plan, prepared.choice -%}
-  {%- set table, name, to_scan = plan.table, prepared.name, choice.to_scan -%}
   {%- set scan_started = modules.datetime.datetime.utcnow() -%}
+  {%- do dbt_analyze._log_write(prepared) -%}
+  {%- set written = dbt_analyze._run_statistics_write(prepared.select,
+                                                      dbt_analyze._runs_interpreted(prepared.plan, prepared.choice.to_scan)) -%}
+  {%- do dbt_analyze._after_write(prepared, written, scan_started) -%}
+{% endmacro %}
+
+{#- Whether a prepared run may write together with others (_write_runs_together): a background
+    run of an unpartitioned table that shares its events, whose one state's rows are derived
+    from it with their arrays (select.single, select.in_two), on a session. Returns the key of the
+    runs it writes with (the write's settings), else none. -#}
+{% macro _writes_together_key(prepared) %}
+  {%- if not (prepared.started_row and prepared.select.single and prepared.select.in_two
+              and adapter.dbt_analyze_insert_together is defined) -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {{ return(tojson(dbt_analyze._statistics_write_settings(
+                     dbt_analyze._runs_interpreted(prepared.plan, prepared.choice.to_scan)), sort_keys=true)) }}
+{% endmacro %}
+
+{#- Prepared runs of one key (_writes_together_key) written in one INSERT: each run's merged half
+    (its scan) held in memory, and the rows of them all, with their arrays, derived by one
+    statement that reads each run and table from its rows (_written_identity_sql): Spark plans
+    the heavy half once, not once per run. Returns each run's `written` for _after_write (in its
+    order) and the write's start; a failure writes none of them. -#}
+{% macro _write_runs_together(prepareds) %}
+  {%- set scan_started = modules.datetime.datetime.utcnow() -%}
+  {%- set merged_sqls = [] -%}
+  {%- set columns = [] -%}
+  {%- set measures = {} -%}
+  {%- for prepared in prepareds -%}
+    {%- set index = loop.index0 -%}
+    {%- do dbt_analyze._log_write(prepared) -%}
+    {%- do merged_sqls.append(prepared.select.merged_sql) -%}
+    {%- do columns.extend(prepared.plan.table.data_columns) -%}
+    {%- for name, expression in dbt_analyze._own_numbers(prepared.run.run_id) -%}
+      {%- do measures.update({name ~ '_' ~ index: expression}) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- set first = prepareds[0] -%}
+  {{ log('dbt_analyze: writing the statistics of ' ~ prepareds | length ~ ' runs in one statement: '
+         ~ prepareds | map(attribute='name') | join(', '), info=True) }}
+  {#- The rows' half over the runs' columns together: their types' renderings, each run's sketches' sizes. -#}
+  {%- set plan = {'table': {'partition_columns': [], 'data_columns': columns},
+                  'top_k_groups': dbt_analyze._top_k_groups_of_runs(prepareds)} -%}
+  {%- set view = first.select.merged_view ~ '_and_' ~ (prepareds | length - 1) -%}
+  {%- set own = adapter.dbt_analyze_insert_together(
+        dbt_analyze._storage_relation('statistics_history'), merged_sqls, view,
+        dbt_analyze._statistics_rows_sql(plan, true, dbt_analyze._quote_identifier(view)), measures,
+        dbt_analyze._statistics_write_settings(dbt_analyze._runs_interpreted(first.plan, first.choice.to_scan))) -%}
+  {%- set written = [] -%}
+  {%- for prepared in prepareds -%}
+    {%- set index = loop.index0 -%}
+    {%- set numbers = [] -%}
+    {%- for name, expression in dbt_analyze._own_numbers() -%}
+      {%- do numbers.append(own.get(name ~ '_' ~ index) if own else none) -%}
+    {%- endfor -%}
+    {%- do written.append([numbers[0] | int, numbers[1] | int, numbers[2] | int, numbers[3]] if own else none) -%}
+  {%- endfor -%}
+  {{ return({'written': written, 'started': scan_started}) }}
+{% endmacro %}
+
+{#- A prepared run's log lines as its write starts. -#}
+{% macro _log_write(prepared) %}
+  {%- set plan, to_scan, name = prepared.plan, prepared.choice.to_scan, prepared.name -%}
   {%- if to_scan -%}
     {{ log('dbt_analyze: scanning ' ~ name ~ ': ' ~ (to_scan | length) ~ ' of ' ~ (plan.all_partitions | length)
            ~ ' partition(s), '
@@ -139,7 +201,13 @@
   {%- endif -%}
   {{ log('dbt_analyze: merging ' ~ name ~ ' (' ~ plan.all_partitions | length ~ ' partition state(s))'
          ~ (' in the same write' if to_scan else ''), info=True) }}
-  {%- set written = dbt_analyze._run_statistics_write(prepared.select, dbt_analyze._runs_interpreted(plan, to_scan)) -%}
+{% endmacro %}
+
+{#- What follows a run's write (`written`: what it stored, as _run_statistics_write returns it):
+    its catalog copy, its metrics and its `succeeded` event, sent or kept as a row. -#}
+{% macro _after_write(prepared, written, scan_started) %}
+  {%- set run, request, plan, choice = prepared.run, prepared.request, prepared.plan, prepared.choice -%}
+  {%- set table, to_scan = plan.table, choice.to_scan -%}
   {%- set scan_ms = dbt_analyze._elapsed_ms(scan_started) -%}
   {%- set publish_ms = dbt_analyze._publish_to_catalog(table, run.run_id) if request.publish else none -%}
   {%- set metrics = {'partitions_scanned': to_scan | length, 'partitions_skipped': choice.skipped | length,

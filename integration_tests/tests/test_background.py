@@ -53,10 +53,22 @@ def test_a_failing_background_run_fails_the_invocation_naming_the_model(spark, d
     assert result.success, result.error
 
 
+def latest_rows(spark, tables: tuple[str, ...]) -> dict[tuple, dict]:
+    """The rows of the latest run of each of analytics' tables, without what names the run or its
+    time, nor the states (a sketch's bytes)."""
+    found = rows(spark, "select * from analytics_stats.statistics_history where table_schema = 'analytics'"
+                        f" and table_name in ({', '.join(repr(t) for t in tables)}) and run_id in"
+                        " (select max(run_id) from analytics_stats.statistics_history group by table_name)")
+    return {(r["table_name"], r["partition_spec"], r["column_name"]):
+            {k: v for k, v in r.items() if k not in ("run_id", "collected_at", "partition_runs")
+             and not k.startswith("state_")} for r in found}
+
+
 def test_runs_pending_together_write_their_events_together(spark, dbt):
     """The workers kept from taking runs until every model's run waits: the runs of the unpartitioned tables then go
-    in one batch, their `started` events in one INSERT and their `succeeded` events in another,
-    and each table's statistics are those of this build."""
+    in one batch, their `started` events in one INSERT, their statistics in another and their
+    `succeeded` events in a third; each table's statistics are those of this build, and the same
+    as a run of it alone gives."""
     import threading
     import time
 
@@ -90,6 +102,8 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
         runs._take, runs._run_batch = real_take, real_run
     assert result.success, result.error
     assert any({"analytics.customers", "analytics.checked_orders"} <= set(batch) for batch in sizes), sizes
+    together = next(m for m in result.messages if "runs in one statement:" in m)
+    assert "analytics.customers" in together and "analytics.checked_orders" in together, together
     events = rows(spark, "select table_name, event, event_at, statements from analytics_stats.analyze_run_events"
                          " where table_name in ('customers', 'checked_orders') and run_id in"
                          " (select max_by(run_id, event_at) from analytics_stats.analyze_run_events"
@@ -106,6 +120,12 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
     for table in ("customers", "checked_orders", "orders"):
         built = rows(spark, f"select count(*) as n from analytics.{table}")[0]["n"]
         assert table_stats(spark, f"analytics.{table}")[""]["row_count"] == built
+    written_together = latest_rows(spark, ("customers", "checked_orders"))
+    assert any(r["histogram"] for r in written_together.values()) and any(r["top_values"] for r in written_together.values())
+    alone = dbt("run", "--select", "customers", "checked_orders", "--vars",
+                json.dumps({"statistics_tests": True, "dbt_analyze_wait": True}))
+    assert alone.success, alone.error
+    assert latest_rows(spark, ("customers", "checked_orders")) == written_together
 
 
 KILL_HOME = PROJECT.parent / ".spark" / "background_kill"

@@ -7,8 +7,8 @@
     written: its sketches are left unmerged (FILTER). Without group_by, each state is its own
     group: every aggregate is its argument, no aggregate is planned, and the rows are read straight
     off the scan's (states), with no level between that Spark's analyzer would resolve in passes
-    of its own. -#}
-{% macro _merged_rows_sql(plan, group_by, spec_sql, is_table, with_sketch_statistics) %}
+    of its own; its rows then carry the run's own columns too (`written`: _written_identity_sql). -#}
+{% macro _merged_rows_sql(plan, group_by, spec_sql, is_table, with_sketch_statistics, written=none) %}
   {%- set data_types = plan.table.data_columns | map(attribute='data_type') | list -%}
   {%- set default_size = dbt_analyze._default_size_sql(data_types) -%}
   {%- set single = group_by is none -%}
@@ -100,7 +100,8 @@
          {%- endfor %}
          {%- if single %},
          {#- this_run's columns (_run_numbers_sql), which a single state's own listing row holds. -#}
-         1 as partition_count, size_bytes as listed_size_bytes, file_count as listed_file_count, collected_at as now
+         1 as partition_count, size_bytes as listed_size_bytes, file_count as listed_file_count, collected_at as now,
+         {{ written }}
          {%- endif %}
   from {{ 'states' if single else 'prepared' }}
   {%- if not single %}

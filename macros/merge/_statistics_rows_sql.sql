@@ -1,17 +1,17 @@
 {#- The rows a run writes, derived from the merged groups: statistics, and the quantiles, histogram bins and top values read off the merged sketches. -#}
 
-{#- The rows to write, from the merged groups (in statistics_history's columns): a table row ('')
+{#- The rows to write, from the merged groups (in statistics_history's columns; the run and its
+    table from the groups' written_* columns, _written_identity_sql): a table row ('')
     also when there is no state at all (an empty or never scanned table), from this_run alone; a
     table's column row only when every partition has a state of it. -#}
-{% macro _statistics_rows_sql(plan, run_id, with_sketch_statistics, merged_rows) %}
+{% macro _statistics_rows_sql(plan, with_sketch_statistics, merged_rows) %}
   {%- set partitioned = plan.table.partition_columns | length > 0 -%}
-  {%- set run = dbt_analyze._quote_literal(run_id) -%}
+  {%- set run = 'm.written_run_id' -%}
   {%- set carries_state = 'm.is_table = 0' if partitioned else 'true' -%}
   {%- set column_row = "coalesce(m.column_name, '') <> ''" -%}
   {%- set table_row = "coalesce(m.column_name, '') = '' and coalesce(m.is_table, 1) = 1" -%}
   {%- set values = {
-        'run_id': run, 'table_schema': dbt_analyze._quote_literal(plan.table.schema),
-        'table_name': dbt_analyze._quote_literal(plan.table.identifier),
+        'run_id': run, 'table_schema': 'm.written_table_schema', 'table_name': 'm.written_table_name',
         'partition_spec': "coalesce(m.partition_spec, '')", 'column_name': "coalesce(m.column_name, '')",
         'data_type': 'm.data_type',
         'row_count': "case when " ~ column_row
@@ -27,13 +27,8 @@
         'partition_runs': ('if(' ~ table_row ~ ', coalesce(m.partition_runs, map()), null)') if partitioned
             else ('if(' ~ table_row ~ ", map('', " ~ run ~ '), null)'),
         'true_count': 'm.true_count_merged', 'false_count': 'm.false_count_merged',
+        'column_types': 'if(' ~ table_row ~ ', m.written_column_types, null)',
       } -%}
-  {%- set types = [] -%}
-  {#- A partition's rows of the run's column groups are current too (_column_groups.sql). -#}
-  {%- for column in plan.table.data_columns + plan.get('column_groups', []) -%}
-    {%- do types.extend([dbt_analyze._quote_literal(column.name), dbt_analyze._quote_literal(column.data_type)]) -%}
-  {%- endfor -%}
-  {%- do values.update({'column_types': 'if(' ~ table_row ~ ', map(' ~ types | join(', ') ~ '), null)'}) -%}
   {%- for column in ['null_count', 'distinct_count', 'min_value', 'max_value', 'avg_len', 'max_len', 'mean',
                      'stddev'] -%}
     {%- do values.update({column: 'm.' ~ column}) -%}

@@ -41,7 +41,8 @@
   {#- The one state is the table's: its rows are the scan's as they are, and its listing row
       holds the run's numbers. -#}
   with states as ({{ dbt_analyze._scan_sql(plan, specs, run_id) }}),
-  {{ merged_rows }} as ({{ dbt_analyze._merged_rows_sql(plan, none, "''", '1', with_sketch_statistics) }})
+  {{ merged_rows }} as ({{ dbt_analyze._merged_rows_sql(plan, none, "''", '1', with_sketch_statistics,
+                                                       dbt_analyze._written_identity_sql(plan, run_id)) }})
   {%- else %}
   with this_run as (select * from {{ dbt_analyze._run_numbers_sql(plan) }}),
   stored as ({{ dbt_analyze._stored_states_sql(plan, stored) }}),
@@ -64,12 +65,29 @@
     {%- endif %}
   ),
   {#- The merged groups beside the run's numbers; a table row also when there is no state at all. -#}
-  {{ merged_rows }} as (select d.*, m.* from this_run d left join merged m on true)
+  {{ merged_rows }} as (select {{ dbt_analyze._written_identity_sql(plan, run_id) }}, d.*, m.*
+                        from this_run d left join merged m on true)
   {%- endif %}
   {%- endset -%}
-  {%- set rows_sql = dbt_analyze._statistics_rows_sql(plan, run_id, with_sketch_statistics, merged_rows) -%}
+  {%- set rows_sql = dbt_analyze._statistics_rows_sql(plan, with_sketch_statistics, merged_rows) -%}
   {{ return({'sql': ctes ~ '\n' ~ rows_sql, 'merged_sql': ctes ~ '\nselect * from ' ~ merged_rows,
-             'merged_view': merged_view, 'rows_sql': rows_sql, 'in_two': with_sketch_statistics}) }}
+             'merged_view': merged_view, 'rows_sql': rows_sql, 'in_two': with_sketch_statistics,
+             'single': single}) }}
+{% endmacro %}
+
+{#- What the merged rows carry of the run and its table (written_*), read by the rows' half as
+    data: the rows of several tables' runs then derive their statistics in one statement
+    (_write_runs_together). -#}
+{% macro _written_identity_sql(plan, run_id) %}
+  {%- set types = [] -%}
+  {#- A partition's rows of the run's column groups are current too (_column_groups.sql). -#}
+  {%- for column in plan.table.data_columns + plan.get('column_groups', []) -%}
+    {%- do types.extend([dbt_analyze._quote_literal(column.name), dbt_analyze._quote_literal(column.data_type)]) -%}
+  {%- endfor -%}
+  {{ return(dbt_analyze._quote_literal(run_id) ~ ' as written_run_id, '
+            ~ dbt_analyze._quote_literal(plan.table.schema) ~ ' as written_table_schema, '
+            ~ dbt_analyze._quote_literal(plan.table.identifier) ~ ' as written_table_name, map('
+            ~ types | join(', ') ~ ') as written_column_types') }}
 {% endmacro %}
 
 {% macro _statistics_insert_sql(select) %}

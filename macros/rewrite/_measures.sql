@@ -285,6 +285,7 @@
 {#- The run's columns by the items their top-k sketches track: [{tracked, where: the condition on a
     row's column_name}], the columns not named apart last. -#}
 {% macro _top_k_groups(plan) %}
+  {%- if plan.get('top_k_groups') -%}{{ return(plan.top_k_groups) }}{%- endif -%}
   {%- set apart = {} -%}
   {%- for name, items in (plan.get('top_k_columns') or {}).items() -%}
     {%- do apart.setdefault(items, []).append(dbt_analyze._quote_literal(name)) -%}
@@ -297,6 +298,23 @@
   {%- endfor -%}
   {%- do groups.append({'tracked': dbt_analyze._top_k_tracked(plan),
                         'where': 'coalesce(column_name not in (' ~ named | join(', ') ~ '), true)' if named else 'true'}) -%}
+  {{ return(groups) }}
+{% endmacro %}
+
+{#- The top-k groups of several runs' rows together (_write_runs_together): each run's groups, on
+    its rows alone (written_run_id), those of one size joined into one group. -#}
+{% macro _top_k_groups_of_runs(prepareds) %}
+  {%- set by_size = {} -%}
+  {%- for prepared in prepareds -%}
+    {%- set run = 'written_run_id = ' ~ dbt_analyze._quote_literal(prepared.run.run_id) -%}
+    {%- for group in dbt_analyze._top_k_groups(prepared.plan) -%}
+      {%- do by_size.setdefault(group.tracked, []).append('(' ~ run ~ ' and ' ~ group.where ~ ')') -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- set groups = [] -%}
+  {%- for tracked, conditions in by_size.items() | sort -%}
+    {%- do groups.append({'tracked': tracked, 'where': conditions | join(' or ')}) -%}
+  {%- endfor -%}
   {{ return(groups) }}
 {% endmacro %}
 

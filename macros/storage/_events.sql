@@ -69,15 +69,17 @@
 
 {#- What a run itself stored, as aggregates of its statistics rows: rows, bytes and sketch_bytes
     of its partitions' states, and the columns whose most common values its top-k sketches cut
-    (a JSON array: top_values_truncated of the table's column rows). -#}
-{% macro _own_numbers() %}
-  {%- set state = 'state_collected_at is not null' -%}
+    (a JSON array: top_values_truncated of the table's column rows). run_id: of that run's rows
+    alone, where the rows are several runs' (_write_runs_together). -#}
+{% macro _own_numbers(run_id=none) %}
+  {%- set own = ('run_id = ' ~ dbt_analyze._quote_literal(run_id) ~ ' and ') if run_id else '' -%}
+  {%- set state = own ~ 'state_collected_at is not null' -%}
   {{ return([('rows', "coalesce(sum(if(column_name = '' and " ~ state ~ ', state_row_count, 0)), 0)'),
              ('bytes', "coalesce(sum(if(column_name = '' and " ~ state ~ ', state_size_bytes, 0)), 0)'),
              ('sketch_bytes', 'coalesce(sum(if(' ~ state ~ ', coalesce(length(state_ndv_sketch), 0)'
                               ~ ' + coalesce(length(state_quantile_sketch), 0)'
                               ~ ' + coalesce(length(state_top_values_sketch.sketch), 0), 0)), 0)'),
-             ('truncated', "to_json(collect_set(if(partition_spec = '' and top_values_truncated, column_name, null)))")]) }}
+             ('truncated', 'to_json(collect_set(if(' ~ own ~ "partition_spec = '' and top_values_truncated, column_name, null)))")]) }}
 {% endmacro %}
 
 {#- What a run itself stored, read back as one row (_own_numbers). -#}

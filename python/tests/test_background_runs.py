@@ -4,6 +4,7 @@ table not running, in submission order; a later run of a table waits for the one
 from __future__ import annotations
 
 import threading
+import time
 
 from dbt_analyze.background import BackgroundRuns, run_each
 
@@ -33,3 +34,30 @@ def test_a_failing_run_of_a_batch_fails_alone():
     runs.submit("db.a", "model.p.a", lambda: 1 / 0)
     runs.submit("db.b", "model.p.b", lambda: 2)
     assert runs.finish() == [{"model": "model.p.a", "error": "division by zero"}]
+
+
+def test_runs_submitted_close_together_wait_for_each_other_in_one_batch():
+    batches: list[list[str]] = []
+
+    def run_batch(jobs):
+        batches.append([job.key for job in jobs])
+        run_each(jobs)
+
+    runs = BackgroundRuns(workers=2, run_batch=run_batch, linger=1.0)
+    for key in ("db.a", "db.b", "db.c"):
+        runs.submit(key, f"model.p.{key}", lambda: None)
+        time.sleep(0.2)
+    while len(batches) < 1:  # the linger ends by itself, with no reader
+        time.sleep(0.1)
+    assert runs.finish() == []
+    assert batches == [["db.a", "db.b", "db.c"]]
+
+
+def test_a_reader_does_not_wait_out_the_linger():
+    runs = BackgroundRuns(workers=1, linger=600.0)
+    runs.submit("db.a", "model.p.a", lambda: 1)
+    reader = threading.Thread(target=runs.wait, args=("db.a",))
+    reader.start()
+    reader.join(60)
+    assert not reader.is_alive()  # it would wait the linger's ten minutes
+    assert runs.finish() == []

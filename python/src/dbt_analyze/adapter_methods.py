@@ -20,6 +20,9 @@ documents, estimate, file_listing, partition_states, session_submission):
 - ``dbt_analyze_insert_observed(relation, select, measures, settings=None)``: inserts a
   query's rows (in its two halves where the query says so) and returns aggregates of them taken
   while they were written (session connections); None elsewhere, and the macros insert, then read.
+- ``dbt_analyze_insert_together(relation, merged_sqls, merged_view, rows_sql, measures, settings=None)``:
+  several runs' writes as one INSERT, their merged halves held and unioned, the rows' half planned
+  once (session connections); None elsewhere.
 - ``dbt_analyze_parallelism()``: the session's Spark's default parallelism; None elsewhere.
 - ``dbt_analyze_query_rows(sql)``: runs ``sql``; ``{"rows": [...]}``, or ``{"error": ...}`` with the
   Spark error that stopped it (a probe whose failure is an answer: a table that is not there).
@@ -68,6 +71,7 @@ from dbt_analyze.session_submission import dbt_analyze_is_session
 from dbt_analyze.statements import (
     count_dbt_statements,
     dbt_analyze_insert_observed,
+    dbt_analyze_insert_together,
     dbt_analyze_query_error,
     dbt_analyze_query_rows,
     dbt_analyze_run_concurrently,
@@ -84,6 +88,7 @@ METHODS = (
     dbt_analyze_estimate_statistics,
     dbt_analyze_run_concurrently,
     dbt_analyze_insert_observed,
+    dbt_analyze_insert_together,
     dbt_analyze_parallelism,
     dbt_analyze_query_rows,
     dbt_analyze_statements,

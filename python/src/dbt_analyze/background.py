@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -69,11 +70,15 @@ class BackgroundRuns:
     batch of jobs of different tables and settles each one."""
 
     def __init__(self, workers: int, run_batch: Callable[[list[Job]], None] = run_each,
-                 batch_size: int = 16) -> None:
+                 batch_size: int = 16, linger: float = 0.0) -> None:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dbt_analyze_background")
         self._run_batch = run_batch
         self._batch_size = batch_size
+        self._linger = linger
         self._lock = threading.Lock()
+        self._quiet = threading.Condition(self._lock)  # notified by each submit and each reader
+        self._last_submit = 0.0
+        self._readers = 0  # threads waiting for runs: no batch lingers for more
         self._waiting: list[Job] = []  # submitted, not yet taken, in submission order
         self._running: set[str] = set()  # keys of the runs in a batch
         self._latest: dict[str, Future] = {}  # each table's last submitted run
@@ -86,7 +91,20 @@ class BackgroundRuns:
             self._waiting.append(job)
             self._latest[key] = job.future
             self._submitted.append(job)
+            self._last_submit = time.monotonic()
+            self._quiet.notify_all()
         self._pool.submit(self._drain)
+
+    def _await_quiet(self) -> None:
+        """Until no run has been submitted for ``linger`` seconds, or a reader waits, or a batch is
+        full: runs submitted close together (a build's models finishing side by side) go in one
+        batch, whose write Spark plans once."""
+        with self._lock:
+            while self._waiting and self._readers == 0 and len(self._waiting) < self._batch_size:
+                left = self._last_submit + self._linger - time.monotonic()
+                if left <= 0:
+                    return
+                self._quiet.wait(left)
 
     def _take(self) -> list[Job]:
         """The waiting runs a batch can take: the first of each table not running, in order."""
@@ -107,7 +125,10 @@ class BackgroundRuns:
     def _drain(self) -> None:
         """Batches of waiting runs until none can be taken (a run left waiting for its table's
         run in this batch is taken by the next round)."""
-        while batch := self._take():
+        while True:
+            self._await_quiet()
+            if not (batch := self._take()):
+                return
             _CURRENT.keys = {job.key for job in batch}
             try:
                 self._run_batch(batch)
@@ -132,7 +153,14 @@ class BackgroundRuns:
                 futures = [self._latest[key]] if key in self._latest else []
         if key is not None and key in getattr(_CURRENT, "keys", set()):
             return  # the run itself reads its table's statistics
-        wait(futures)
+        with self._lock:
+            self._readers += 1
+            self._quiet.notify_all()
+        try:
+            wait(futures)
+        finally:
+            with self._lock:
+                self._readers -= 1
 
     def finish(self) -> list[dict[str, str]]:
         """Waits for every run, and returns (and forgets) the failures since the last finish."""
@@ -161,13 +189,15 @@ _RUNS: BackgroundRuns | None = None
 _RUNS_LOCK = threading.Lock()
 
 
-def background_runs(workers: int) -> BackgroundRuns:
+def background_runs(workers: int, linger: float = 0.0) -> BackgroundRuns:
     """The process's pool of statistics runs, made on first use with ``workers`` threads (kept for
-    the process: a test suite runs many dbt invocations in one)."""
+    the process: a test suite runs many dbt invocations in one); ``linger``, the latest
+    invocation's."""
     global _RUNS
     with _RUNS_LOCK:
         if _RUNS is None:
-            _RUNS = BackgroundRuns(workers, run_batch=run_statistics_batch)
+            _RUNS = BackgroundRuns(workers, run_batch=run_statistics_batch, linger=linger)
+        _RUNS._linger = linger
         return _RUNS
 
 
@@ -180,7 +210,10 @@ def run_statistics_batch(jobs: list[Job]) -> None:
     connection, in the invocation's context. One run runs whole (``_run_analyze``). Several run
     phase by phase (``_prepare_run`` each, ``_write_run`` each, ``_finish_run`` each), and the
     runs of unpartitioned tables among them write their ``started`` events in one INSERT before
-    the writes and their ``succeeded`` events in one after: a killed batch leaves each table's
+    the writes and their ``succeeded`` events in one after, and their statistics in one INSERT
+    where they can (``_write_runs_together``: the rows of every run derived by one statement,
+    which Spark plans once, not once per run; planning is most of a small table's run in a fresh
+    process). A killed batch leaves each table's
     statistics as they were, and its finished batch shows them all at once. A run that fails
     fails alone; a shared INSERT that fails fails the runs it held."""
     adapter = jobs[0].payload[0]
@@ -216,15 +249,52 @@ def _run_in_phases(adapter: Any, jobs: list[Job]) -> None:
         own_statements[id(job)] = dbt_analyze_statements(adapter) - before
         runs.append((job, prepared))
     runs = _shared_events(macro, runs, "started_row")
-    written = []
+    groups: dict[str | None, list[tuple[Job, dict]]] = {}
     for job, prepared in runs:
-        # The run's statement count, in its succeeded event: its own and the shared events.
-        shared = 1 if prepared["started_row"] else 0
-        prepared["run"]["statements_at_start"] = dbt_analyze_statements(adapter) - own_statements[id(job)] - shared
-        if _settle(job, lambda: (macro("_write_run", prepared=prepared), True)[1], final=False):
-            written.append((job, prepared))
+        groups.setdefault(macro("_writes_together_key", prepared=prepared), []).append((job, prepared))
+    written = []
+    for key, group in groups.items():
+        if key is not None and len(group) > 1:
+            written.extend(_write_together(adapter, macro, group, own_statements))
+            continue
+        for job, prepared in group:
+            # The run's statement count, in its succeeded event: its own and the shared events.
+            shared = 1 if prepared["started_row"] else 0
+            prepared["run"]["statements_at_start"] = dbt_analyze_statements(adapter) - own_statements[id(job)] - shared
+            if _settle(job, lambda: (macro("_write_run", prepared=prepared), True)[1], final=False):
+                written.append((job, prepared))
     for job, prepared in _shared_events(macro, written, "succeeded_row"):
         _settle(job, lambda: macro("_finish_run", prepared=prepared))
+
+
+def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Job, dict]],
+                    own_statements: dict[int, int]) -> list[tuple[Job, dict]]:
+    """The runs' statistics in one INSERT (``_write_runs_together``), else, when it fails (and so
+    wrote nothing), each run's alone, so that a run that fails fails alone, with its own error;
+    the runs written."""
+    from dbt.adapters.events.logging import AdapterLogger
+
+    from dbt_analyze.statements import dbt_analyze_statements
+
+    for job, prepared in runs:
+        # The run's statement count, in its succeeded event: its own, the shared started events,
+        # its merged half and the shared write.
+        prepared["run"]["statements_at_start"] = (dbt_analyze_statements(adapter) - own_statements[id(job)]
+                                                  - 1 - 1 + len(runs))
+    try:
+        together = macro("_write_runs_together", prepareds=[prepared for _, prepared in runs])
+    except Exception as error:  # noqa: BLE001 - written again one by one
+        AdapterLogger("dbt_analyze").info(f"dbt_analyze: the statistics of {len(runs)} runs could not be written"
+                                          f" together ({error_line(error)}); each is written alone")
+        together = None
+    written = []
+    for index, (job, prepared) in enumerate(runs):
+        write = (lambda: macro("_write_run", prepared=prepared)) if together is None else (
+            lambda: macro("_after_write", prepared=prepared, written=together["written"][index],
+                          scan_started=together["started"]))
+        if _settle(job, lambda: (write(), True)[1], final=False):
+            written.append((job, prepared))
+    return written
 
 
 def _shared_events(macro: Callable[..., Any], runs: list[tuple[Job, dict]], row: str) -> list[tuple[Job, dict]]:
@@ -269,14 +339,15 @@ def _fail(job: Job, error: BaseException) -> None:
 # The adapter methods of this concept (registered by dbt_analyze.adapter_methods).
 
 
-def dbt_analyze_submit(adapter: Any, key: str, model: str, args: dict[str, Any], workers: int) -> bool:
+def dbt_analyze_submit(adapter: Any, key: str, model: str, args: dict[str, Any], workers: int,
+                       linger: float = 0.0) -> bool:
     """Hands a post-hook's statistics run (``_run_analyze``'s ``args``) to the process's background
     workers (see :mod:`dbt_analyze.background`) and returns True at once; False, with nothing
     run, when the connection is not dbt-spark's in-process session (over Thrift each dbt thread
     is a Spark session of its own: the hook runs where it is)."""
     if not is_session(adapter):
         return False
-    background_runs(workers).submit(key, model, (adapter, args))
+    background_runs(workers, linger).submit(key, model, (adapter, args))
     return True
 
 

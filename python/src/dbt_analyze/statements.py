@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -130,33 +131,64 @@ def dbt_analyze_insert_observed(adapter: Any, relation: str, select: dict[str, A
     at every pass of its analyzer (``select``: _statistics_select_sql's dict).
     {} when the rows are written but Spark has not handed over the measures (it does as the write
     ends), and None, with nothing run, when the connection is not a session: the macros read."""
+    if not select.get("in_two"):
+        return _insert_observed(adapter, relation, [], "", select["sql"], measures, settings)
+    return _insert_observed(adapter, relation, [select["merged_sql"]], select["merged_view"], select["rows_sql"],
+                            measures, settings)
+
+
+def dbt_analyze_insert_together(adapter: Any, relation: str, merged_sqls: list[str], merged_view: str,
+                                rows_sql: str, measures: dict[str, str],
+                                settings: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """Several runs' writes in one INSERT: each run's merged half (``merged_sqls``, which carry
+    their run and table as columns) held in memory, all of them as the one temporary view
+    ``merged_view``, and ``rows_sql`` over it inserted and observed, as
+    ``dbt_analyze_insert_observed`` does for one: Spark plans the rows' half, the heavy one, once
+    for every run (``measures`` tell the runs apart)."""
+    return _insert_observed(adapter, relation, merged_sqls, merged_view, rows_sql, measures, settings)
+
+
+def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged_view: str, rows_sql: str,
+                     measures: dict[str, str], settings: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Inserts ``rows_sql``'s rows, observing ``measures``; with ``merged_sqls``, their rows first
+    held in memory and unioned as the temporary view ``merged_view`` that ``rows_sql`` reads."""
     if not is_session(adapter):
         return None
     from dbt.adapters.events.logging import AdapterLogger
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
-    in_two = bool(select.get("in_two"))
-    sql = f"insert into {relation}\n{select['sql']}"
+    sql = "\n".join(merged_sqls + [f"insert into {relation}\n{rows_sql}"])
     AdapterLogger("dbt_analyze").debug(f"dbt_analyze: running with {json.dumps(settings or {})}, observing"
                                        f" {json.dumps(measures)}"
-                                       f"{' in two halves' if in_two else ''}:\n{sql}")
+                                       f"{' in two halves' if merged_sqls else ''}:\n{sql}")
     observation = Observation("dbt_analyze")
 
     def insert(session: Any) -> None:
         observed = [F.expr(expression).alias(name) for name, expression in measures.items()]
-        rows_sql = select["sql"]
-        if in_two:
-            count_statement()
-            merged = session.sql(select["merged_sql"]).localCheckpoint(eager=True)
-            merged.createOrReplaceTempView(select["merged_view"])
-            rows_sql = select["rows_sql"]
+        merged = None
+        started = time.perf_counter()
+
+        def hold(merged_sql: str) -> Any:
+            return session.sql(merged_sql).localCheckpoint(eager=True)
+
+        # Several runs' halves at once: each is mostly planning on the driver, one core each.
+        with ThreadPoolExecutor(max_workers=max(1, min(len(merged_sqls), _parallelism(session)))) as pool:
+            for held in pool.map(hold, merged_sqls):
+                count_statement()
+                merged = held if merged is None else merged.unionByName(held)
+        if merged is not None:
+            # One file of the runs' few rows, not one per run.
+            merged.coalesce(1).createOrReplaceTempView(merged_view)
+        halves = time.perf_counter()
         try:
             count_statement()
             session.sql(rows_sql).observe(observation, *observed).write.insertInto(relation)
+            AdapterLogger("dbt_analyze").debug(f"dbt_analyze: {len(merged_sqls)} merged half(s) in"
+                                               f" {halves - started:.2f} s, the rows in {time.perf_counter() - halves:.2f} s")
         finally:
-            if in_two:
-                session.catalog.dropTempView(select["merged_view"])
+            if merged is not None:
+                session.catalog.dropTempView(merged_view)
 
     try:
         _in_session(adapter_spark(adapter), settings or {}, insert)
@@ -167,6 +199,10 @@ def dbt_analyze_insert_observed(adapter: Any, relation: str, select: dict[str, A
     except Exception:  # noqa: BLE001 - a Spark whose Observation has no future: its get waits for them
         handed_over = True
     return dict(observation.get) if handed_over else {}
+
+
+def _parallelism(session: Any) -> int:
+    return int(session.sparkContext.defaultParallelism)
 
 
 def _in_session(spark: Any, settings: dict[str, Any], action: Any, forget_after: bool = True) -> Any:
