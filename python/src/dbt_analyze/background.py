@@ -8,9 +8,10 @@ connection of its own and runs the run's macro in a macro context of its own (as
 ``run-operation`` does), so its statements never interleave with a model's.
 
 - Runs of the same table never overlap: a run waits for the run of its table submitted before it.
-- Runs pending together run together: a free worker takes every waiting run (of different tables)
-  as one batch, and ``run_batch`` may share statements between them (the events of
-  unpartitioned tables' runs: ``dbt_analyze_submit``).
+- Runs pending together run together: a free worker waits until no run has come for ``linger``
+  seconds (or a reader waits), then takes every waiting run (of different tables) as one batch,
+  and ``run_batch`` may share statements between them (the statistics and events of
+  unpartitioned tables' runs: ``run_statistics_batch``).
 - ``wait(key)``: a reader (a data test, ``get_column_stats``) waits for the pending run of the
   table it reads; ``wait()`` for every one. A batch's own thread never waits for its runs.
 - ``finish()``: every pending run, waited for; the failures since the last ``finish``, each with
@@ -215,7 +216,7 @@ def run_statistics_batch(jobs: list[Job]) -> None:
     which Spark plans once, not once per run; planning is most of a small table's run in a fresh
     process). A killed batch leaves each table's
     statistics as they were, and its finished batch shows them all at once. A run that fails
-    fails alone; a shared INSERT that fails fails the runs it held."""
+    fails alone; a shared INSERT of events that fails fails the runs it held."""
     adapter = jobs[0].payload[0]
     name = jobs[0].model if len(jobs) == 1 else f"{len(jobs)} models"
     with adapter.connection_named(f"dbt_analyze {name}"):
