@@ -30,11 +30,18 @@
   {%- set own = adapter.dbt_analyze_insert_observed(dbt_analyze._storage_relation('statistics_history'), select,
                                                     dict(dbt_analyze._own_numbers()), settings)
                 if adapter.dbt_analyze_insert_observed is defined else none -%}
-  {%- if own is not none -%}
-    {{ return([own.rows | int, own.bytes | int, own.sketch_bytes | int, own.truncated] if own else none) }}
-  {%- endif -%}
+  {%- if own is not none -%}{{ return(dbt_analyze._written_numbers(own)) }}{%- endif -%}
   {%- do dbt_analyze._run_at_once([dbt_analyze._statistics_insert_sql(select)], settings=[settings]) -%}
   {{ return(none) }}
+{% endmacro %}
+
+{#- What a write observed of a run's rows (_own_numbers' measures, each name followed by `suffix`:
+    a run's among several), as _run_statistics_write returns it; none when Spark had not handed
+    them over. -#}
+{% macro _written_numbers(observed, suffix='') %}
+  {%- if not observed -%}{{ return(none) }}{%- endif -%}
+  {{ return([observed['rows' ~ suffix] | int, observed['bytes' ~ suffix] | int,
+             observed['sketch_bytes' ~ suffix] | int, observed['truncated' ~ suffix]]) }}
 {% endmacro %}
 
 {#- The settings of a statistics write (_run_statistics_write). -#}

@@ -134,23 +134,22 @@
 
 {#- Whether a prepared run may write together with others (_write_runs_together): a background
     run of an unpartitioned table that shares its events, whose one state's rows are derived
-    from it with their arrays (select.single, select.in_two), on a session. Returns the key of the
-    runs it writes with (the write's settings), else none. -#}
-{% macro _writes_together_key(prepared) %}
+    from it with their arrays (select.single, select.in_two), on a session. Returns its write's
+    settings, which the runs it writes with share, else none. -#}
+{% macro _writes_together_settings(prepared) %}
   {%- if not (prepared.started_row and prepared.select.single and prepared.select.in_two
               and adapter.dbt_analyze_insert_together is defined) -%}
     {{ return(none) }}
   {%- endif -%}
-  {{ return(tojson(dbt_analyze._statistics_write_settings(
-                     dbt_analyze._runs_interpreted(prepared.plan, prepared.choice.to_scan)), sort_keys=true)) }}
+  {{ return(dbt_analyze._statistics_write_settings(dbt_analyze._runs_interpreted(prepared.plan, prepared.choice.to_scan))) }}
 {% endmacro %}
 
-{#- Prepared runs of one key (_writes_together_key) written in one INSERT: each run's merged half
+{#- Prepared runs of one write's settings (_writes_together_settings) written in one INSERT: each run's merged half
     (its scan) held in memory, and the rows of them all, with their arrays, derived by one
     statement that reads each run and table from its rows (_written_identity_sql): Spark plans
     the heavy half once, not once per run. Returns each run's `written` for _after_write (in its
     order) and the write's start; a failure writes none of them. -#}
-{% macro _write_runs_together(prepareds) %}
+{% macro _write_runs_together(prepareds, settings) %}
   {%- set scan_started = modules.datetime.datetime.utcnow() -%}
   {%- set merged_sqls = [] -%}
   {%- set columns = [] -%}
@@ -173,16 +172,10 @@
   {%- set view = first.select.merged_view ~ '_and_' ~ (prepareds | length - 1) -%}
   {%- set own = adapter.dbt_analyze_insert_together(
         dbt_analyze._storage_relation('statistics_history'), merged_sqls, view,
-        dbt_analyze._statistics_rows_sql(plan, true, dbt_analyze._quote_identifier(view)), measures,
-        dbt_analyze._statistics_write_settings(dbt_analyze._runs_interpreted(first.plan, first.choice.to_scan))) -%}
+        dbt_analyze._statistics_rows_sql(plan, true, dbt_analyze._quote_identifier(view)), measures, settings) -%}
   {%- set written = [] -%}
   {%- for prepared in prepareds -%}
-    {%- set index = loop.index0 -%}
-    {%- set numbers = [] -%}
-    {%- for name, expression in dbt_analyze._own_numbers() -%}
-      {%- do numbers.append(own.get(name ~ '_' ~ index) if own else none) -%}
-    {%- endfor -%}
-    {%- do written.append([numbers[0] | int, numbers[1] | int, numbers[2] | int, numbers[3]] if own else none) -%}
+    {%- do written.append(dbt_analyze._written_numbers(own, '_' ~ loop.index0)) -%}
   {%- endfor -%}
   {{ return({'written': written, 'started': scan_started}) }}
 {% endmacro %}

@@ -100,8 +100,8 @@
          {%- endfor %}
          {%- if single %},
          {#- this_run's columns (_run_numbers_sql), which a single state's own listing row holds. -#}
-         1 as partition_count, size_bytes as listed_size_bytes, file_count as listed_file_count, collected_at as now,
-         {{ written }}
+         1 as partition_count, size_bytes as listed_size_bytes, file_count as listed_file_count, collected_at as now
+         {%- if written %}, {{ written }}{% endif %}
          {%- endif %}
   from {{ 'states' if single else 'prepared' }}
   {%- if not single %}

@@ -30,6 +30,7 @@ connection of its own and runs the run's macro in a macro context of its own (as
 from __future__ import annotations
 
 import contextvars
+import json
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -250,13 +251,14 @@ def _run_in_phases(adapter: Any, jobs: list[Job]) -> None:
         own_statements[id(job)] = dbt_analyze_statements(adapter) - before
         runs.append((job, prepared))
     runs = _shared_events(macro, runs, "started_row")
-    groups: dict[str | None, list[tuple[Job, dict]]] = {}
+    groups: dict[str, tuple[dict | None, list[tuple[Job, dict]]]] = {}  # by the write's settings
     for job, prepared in runs:
-        groups.setdefault(macro("_writes_together_key", prepared=prepared), []).append((job, prepared))
+        settings = macro("_writes_together_settings", prepared=prepared)
+        groups.setdefault(json.dumps(settings, sort_keys=True), (settings, []))[1].append((job, prepared))
     written = []
-    for key, group in groups.items():
-        if key is not None and len(group) > 1:
-            written.extend(_write_together(adapter, macro, group, own_statements))
+    for settings, group in groups.values():
+        if settings is not None and len(group) > 1:
+            written.extend(_write_together(adapter, macro, group, settings, own_statements))
             continue
         for job, prepared in group:
             # The run's statement count, in its succeeded event: its own and the shared events.
@@ -268,7 +270,7 @@ def _run_in_phases(adapter: Any, jobs: list[Job]) -> None:
         _settle(job, lambda: macro("_finish_run", prepared=prepared))
 
 
-def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Job, dict]],
+def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Job, dict]], settings: dict,
                     own_statements: dict[int, int]) -> list[tuple[Job, dict]]:
     """The runs' statistics in one INSERT (``_write_runs_together``), else, when it fails (and so
     wrote nothing), each run's alone, so that a run that fails fails alone, with its own error;
@@ -283,7 +285,7 @@ def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Jo
         prepared["run"]["statements_at_start"] = (dbt_analyze_statements(adapter) - own_statements[id(job)]
                                                   - 1 - 1 + len(runs))
     try:
-        together = macro("_write_runs_together", prepareds=[prepared for _, prepared in runs])
+        together = macro("_write_runs_together", prepareds=[prepared for _, prepared in runs], settings=settings)
     except Exception as error:  # noqa: BLE001 - written again one by one
         AdapterLogger("dbt_analyze").info(f"dbt_analyze: the statistics of {len(runs)} runs could not be written"
                                           f" together ({error_line(error)}); each is written alone")

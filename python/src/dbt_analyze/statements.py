@@ -172,9 +172,10 @@ def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged
         def hold(merged_sql: str) -> Any:
             return session.sql(merged_sql).localCheckpoint(eager=True)
 
-        # Several runs' halves at once: each is mostly planning on the driver, one core each.
+        # Several runs' halves at once: each is mostly planning on the driver, one core each. One
+        # run's in this thread, which carries the statement's Spark properties (its scheduler pool).
         with ThreadPoolExecutor(max_workers=max(1, min(len(merged_sqls), _parallelism(session)))) as pool:
-            for held in pool.map(hold, merged_sqls):
+            for held in (pool.map if len(merged_sqls) > 1 else map)(hold, merged_sqls):
                 count_statement()
                 merged = held if merged is None else merged.unionByName(held)
         if merged is not None:
