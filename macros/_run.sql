@@ -34,7 +34,7 @@
 {#- A run up to its write: request, plan, reads, the scan's choice and its SELECT. Returns
     {done: true, summary} for a run that ends here (a dry run, a table unchanged since its last
     run), else what _write_run and _finish_run take. shares_events (background runs of
-    unpartitioned tables, written together: run_statistics_batch in python/src/dbt_analyze/background.py): the `started` event is not
+    unpartitioned tables, written together: write_statistics_runs in python/src/dbt_analyze/background.py): the `started` event is not
     sent but returned as a row (started_row), and _write_run returns the `succeeded` one. -#}
 {% macro _prepare_run(args, shares_events=false) %}
   {%- set run = dbt_analyze._new_run(args) -%}

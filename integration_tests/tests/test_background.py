@@ -76,11 +76,11 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
 
     assert dbt("seed", "--select", "orders_seed").success
     runs = background.background_runs(2)
-    real_take, real_run, gate, sizes = runs._take, runs._run_batch, threading.Event(), []
+    real_take, real_write, gate, sizes = runs._take_one, runs._write, threading.Event(), []
 
     def recorded(jobs):
         sizes.append(sorted(job.key for job in jobs))
-        real_run(jobs)
+        real_write(jobs)
 
     def open_when_all_wait():
         deadline = time.monotonic() + 120
@@ -89,8 +89,8 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
         gate.set()
         runs._pool.submit(runs._drain)
 
-    runs._take = lambda: real_take() if gate.is_set() else []
-    runs._run_batch = recorded
+    runs._take_one = lambda: real_take() if gate.is_set() else None
+    runs._write = recorded
     opener = threading.Thread(target=open_when_all_wait)
     opener.start()
     try:
@@ -99,7 +99,7 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
     finally:
         gate.set()
         opener.join()
-        runs._take, runs._run_batch = real_take, real_run
+        runs._take_one, runs._write = real_take, real_write
     assert result.success, result.error
     assert any({"analytics.customers", "analytics.checked_orders"} <= set(batch) for batch in sizes), sizes
     together = next(m for m in result.messages if "runs in one statement:" in m)

@@ -18,7 +18,7 @@ def test_runs_pending_together_run_in_one_batch_and_a_table_waits_for_its_run():
         batches.append([f"{job.key}:{job.payload()}" for job in jobs])
         run_each(jobs)
 
-    runs = BackgroundRuns(workers=1, run_batch=run_batch)
+    runs = BackgroundRuns(workers=1, write=run_batch)
     runs.submit("db.a", "model.p.a", lambda: 1)  # taken at once, held at the gate
     while not runs._running:
         pass
@@ -43,7 +43,7 @@ def test_runs_submitted_close_together_wait_for_each_other_in_one_batch():
         batches.append([job.key for job in jobs])
         run_each(jobs)
 
-    runs = BackgroundRuns(workers=2, run_batch=run_batch, linger=1.0)
+    runs = BackgroundRuns(workers=2, write=run_batch, linger=1.0)
     for key in ("db.a", "db.b", "db.c"):
         runs.submit(key, f"model.p.{key}", lambda: None)
         time.sleep(0.2)
@@ -61,3 +61,28 @@ def test_a_reader_does_not_wait_out_the_linger():
     reader.join(60)
     assert not reader.is_alive()  # it would wait the linger's ten minutes
     assert runs.finish() == []
+
+
+def test_runs_are_prepared_as_they_come_and_written_together_after_the_linger():
+    events: list[str] = []
+
+    def prepare(job):
+        if job.key == "db.bad":
+            raise ValueError("no such column")
+        events.append(f"prepare {job.key}")
+        job.prepared = job.key.upper()
+
+    def write(jobs):
+        events.append("write " + ",".join(job.prepared for job in jobs))
+        run_each(jobs)
+
+    runs = BackgroundRuns(workers=1, prepare=prepare, write=write, linger=1.0)
+    runs.submit("db.a", "model.p.a", lambda: None)
+    deadline = time.monotonic() + 30
+    while not events and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert events == ["prepare db.a"]  # at once, not after the linger
+    for key in ("db.bad", "db.b"):
+        runs.submit(key, f"model.p.{key}", lambda: None)
+    assert runs.finish() == [{"model": "model.p.db.bad", "error": "no such column"}]
+    assert events == ["prepare db.a", "prepare db.b", "write DB.A,DB.B"]

@@ -8,10 +8,11 @@ connection of its own and runs the run's macro in a macro context of its own (as
 ``run-operation`` does), so its statements never interleave with a model's.
 
 - Runs of the same table never overlap: a run waits for the run of its table submitted before it.
-- Runs pending together run together: a free worker waits until no run has come for ``linger``
-  seconds (or a reader waits), then takes every waiting run (of different tables) as one batch,
-  and ``run_batch`` may share statements between them (the statistics and events of
-  unpartitioned tables' runs: ``run_statistics_batch``).
+- A run is prepared (``prepare``: its plan and reads, ``prepare_statistics_run``) as soon as a
+  worker is free, while the build goes on; prepared runs are written together: once nothing is
+  left to prepare and no run has come for ``linger`` seconds (or a reader waits), a worker takes
+  every prepared run (of different tables) as one batch, and ``write`` may share statements
+  between them (the statistics and events of unpartitioned tables' runs: ``write_statistics_runs``).
 - ``wait(key)``: a reader (a data test, ``get_column_stats``) waits for the pending run of the
   table it reads; ``wait()`` for every one. A batch's own thread never waits for its runs.
 - ``finish()``: every pending run, waited for; the failures since the last ``finish``, each with
@@ -33,6 +34,8 @@ import contextvars
 import json
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -46,12 +49,14 @@ _CURRENT = threading.local()  # the keys of the runs a worker thread is running
 @dataclass
 class Job:
     """A submitted run: its table's key, its model, what runs it (``payload``: for ``run_each``, a
-    callable), the context it was submitted in, and its outcome."""
+    callable), the context it was submitted in, what its prepare left for its write
+    (``prepared``), and its outcome."""
     key: str
     model: str
     payload: Any
     context: contextvars.Context = field(default_factory=contextvars.copy_context)
     future: Future = field(default_factory=Future)
+    prepared: Any = None
 
     def settle(self, outcome: Callable[[], Any]) -> None:
         """The job's outcome: ``outcome()``'s value, or the error it raised."""
@@ -62,27 +67,31 @@ class Job:
 
 
 def run_each(jobs: list[Job]) -> None:
-    """A batch run job by job: each payload called in the context it was submitted in."""
+    """A batch written job by job: each payload called in the context it was submitted in."""
     for job in jobs:
         job.settle(lambda: job.context.run(job.payload))
 
 
 class BackgroundRuns:
-    """A pool of ``workers`` threads and the runs handed to it, by table key; ``run_batch`` runs a
-    batch of jobs of different tables and settles each one."""
+    """A pool of ``workers`` threads and the runs handed to it, by table key. ``prepare(job)``
+    runs as soon as a worker is free (it may settle the job: a run that ends there, or fails);
+    ``write`` takes a batch of prepared jobs of different tables and settles each."""
 
-    def __init__(self, workers: int, run_batch: Callable[[list[Job]], None] = run_each,
-                 batch_size: int = 16, linger: float = 0.0) -> None:
+    def __init__(self, workers: int, write: Callable[[list[Job]], None] = run_each,
+                 prepare: Callable[[Job], None] | None = None, batch_size: int = 16, linger: float = 0.0) -> None:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dbt_analyze_background")
-        self._run_batch = run_batch
+        self._write = write
+        self._prepare = prepare
         self._batch_size = batch_size
         self._linger = linger
         self._lock = threading.Lock()
-        self._quiet = threading.Condition(self._lock)  # notified by each submit and each reader
+        self._changed = threading.Condition(self._lock)  # notified by submits, prepares and readers
         self._last_submit = 0.0
         self._readers = 0  # threads waiting for runs: no batch lingers for more
         self._waiting: list[Job] = []  # submitted, not yet taken, in submission order
-        self._running: set[str] = set()  # keys of the runs in a batch
+        self._preparing = 0  # jobs in a prepare
+        self._prepared: list[Job] = []  # prepared, waiting for a write, in order
+        self._running: set[str] = set()  # keys of the runs taken, until written
         self._latest: dict[str, Future] = {}  # each table's last submitted run
         self._submitted: list[Job] = []  # since the last finish
 
@@ -94,57 +103,90 @@ class BackgroundRuns:
             self._latest[key] = job.future
             self._submitted.append(job)
             self._last_submit = time.monotonic()
-            self._quiet.notify_all()
+            self._changed.notify_all()
         self._pool.submit(self._drain)
 
-    def _await_quiet(self) -> None:
-        """Until no run has been submitted for ``linger`` seconds, or a reader waits, or a batch is
-        full: runs submitted close together (a build's models finishing side by side) go in one
-        batch, whose write Spark plans once."""
-        with self._lock:
-            while self._waiting and self._readers == 0 and len(self._waiting) < self._batch_size:
-                left = self._last_submit + self._linger - time.monotonic()
-                if left <= 0:
-                    return
-                self._quiet.wait(left)
+    def _take_one(self) -> Job | None:
+        """The first waiting run of a table not running, now running; None if there is none.
+        Called with the lock held."""
+        for index, job in enumerate(self._waiting):
+            if job.key not in self._running:
+                self._running.add(job.key)
+                self._preparing += 1
+                return self._waiting.pop(index)
+        return None
 
-    def _take(self) -> list[Job]:
-        """The waiting runs a batch can take: the first of each table not running, in order."""
+    def _may_write(self) -> bool:
+        """Whether the prepared runs are written now: a batch is full, or nothing is left to
+        prepare and a reader waits or no run has been submitted for ``linger`` seconds (runs
+        submitted close together, a build's models finishing side by side, go in one batch, whose
+        write Spark plans once). Called with the lock held."""
+        if len(self._prepared) >= self._batch_size:
+            return True
+        if self._preparing or any(job.key not in self._running for job in self._waiting):
+            return False
+        return self._readers > 0 or time.monotonic() >= self._last_submit + self._linger
+
+    def _next(self) -> tuple[Job | None, list[Job]]:
+        """What a worker does next: a run to prepare (first), else a batch of prepared runs to
+        write once they may be written (waiting until then); neither when nothing is left."""
         with self._lock:
-            batch: list[Job] = []
-            keys: set[str] = set()
-            left: list[Job] = []
-            for job in self._waiting:
-                if job.key in self._running or job.key in keys or len(batch) >= self._batch_size:
-                    left.append(job)
-                else:
-                    batch.append(job)
-                    keys.add(job.key)
-            self._waiting = left
-            self._running |= keys
-            return batch
+            while True:
+                if (job := self._take_one()) is not None:
+                    return job, []
+                if not self._prepared:
+                    return None, []
+                if self._may_write():
+                    batch, self._prepared = self._prepared[:self._batch_size], self._prepared[self._batch_size:]
+                    return None, batch
+                left = self._last_submit + self._linger - time.monotonic()
+                self._changed.wait(left if left > 0 and not self._preparing else None)
 
     def _drain(self) -> None:
-        """Batches of waiting runs until none can be taken (a run left waiting for its table's
-        run in this batch is taken by the next round)."""
+        """Prepares waiting runs and writes prepared ones until nothing is left (a run left waiting
+        for its table's run in a batch is taken once that batch is written)."""
         while True:
-            self._await_quiet()
-            if not (batch := self._take()):
+            job, batch = self._next()
+            if job is not None:
+                self._run_prepare(job)
+            elif batch:
+                self._run_write(batch)
+            else:
                 return
-            _CURRENT.keys = {job.key for job in batch}
-            try:
-                self._run_batch(batch)
-            except Exception as error:  # noqa: BLE001 - a failure outside any one run fails the batch's unsettled runs
-                for job in batch:
-                    if not job.future.done():
-                        job.future.set_exception(error)
-            finally:
-                for job in batch:
-                    if not job.future.done():
-                        job.future.set_exception(RuntimeError("dbt_analyze: the run was never run"))
-                _CURRENT.keys = set()
-                with self._lock:
-                    self._running -= {job.key for job in batch}
+
+    def _run_prepare(self, job: Job) -> None:
+        _CURRENT.keys = {job.key}
+        try:
+            if self._prepare is not None:
+                self._prepare(job)
+        except Exception as error:  # noqa: BLE001 - the run's failure is its outcome
+            job.future.set_exception(error)
+        finally:
+            _CURRENT.keys = set()
+            with self._lock:
+                self._preparing -= 1
+                if job.future.done():
+                    self._running.discard(job.key)
+                else:
+                    self._prepared.append(job)
+                self._changed.notify_all()
+
+    def _run_write(self, batch: list[Job]) -> None:
+        _CURRENT.keys = {job.key for job in batch}
+        try:
+            self._write(batch)
+        except Exception as error:  # noqa: BLE001 - a failure outside any one run fails the batch's unsettled runs
+            for job in batch:
+                if not job.future.done():
+                    job.future.set_exception(error)
+        finally:
+            for job in batch:
+                if not job.future.done():
+                    job.future.set_exception(RuntimeError("dbt_analyze: the run was never run"))
+            _CURRENT.keys = set()
+            with self._lock:
+                self._running -= {job.key for job in batch}
+                self._changed.notify_all()
 
     def wait(self, key: str | None = None) -> None:
         """Until the pending run of ``key`` (every pending run: None) has ended, however it ended."""
@@ -157,7 +199,7 @@ class BackgroundRuns:
             return  # the run itself reads its table's statistics
         with self._lock:
             self._readers += 1
-            self._quiet.notify_all()
+            self._changed.notify_all()
         try:
             wait(futures)
         finally:
@@ -198,7 +240,8 @@ def background_runs(workers: int, linger: float = 0.0) -> BackgroundRuns:
     global _RUNS
     with _RUNS_LOCK:
         if _RUNS is None:
-            _RUNS = BackgroundRuns(workers, run_batch=run_statistics_batch, linger=linger)
+            _RUNS = BackgroundRuns(workers, write=write_statistics_runs, prepare=prepare_statistics_run,
+                                   linger=linger)
         _RUNS._linger = linger
         return _RUNS
 
@@ -207,49 +250,63 @@ def current_runs() -> BackgroundRuns | None:
     return _RUNS
 
 
-def run_statistics_batch(jobs: list[Job]) -> None:
-    """Post-hooks' statistics runs (each job's payload: (adapter, the run's args)) on one dbt
-    connection, in the invocation's context. One run runs whole (``_run_analyze``). Several run
-    phase by phase (``_prepare_run`` each, ``_write_run`` each, ``_finish_run`` each), and the
-    runs of unpartitioned tables among them write their ``started`` events in one INSERT before
-    the writes and their ``succeeded`` events in one after, and their statistics in one INSERT
-    where they can (``_write_runs_together``: the rows of every run derived by one statement,
-    which Spark plans once, not once per run; planning is most of a small table's run in a fresh
-    process). A killed batch leaves each table's
-    statistics as they were, and its finished batch shows them all at once. A run that fails
-    fails alone; a shared INSERT of events that fails fails the runs it held."""
+def prepare_statistics_run(job: Job) -> None:
+    """A post-hook's statistics run (the job's payload: (adapter, the run's args)) up to its write
+    (``_prepare_run``), on a dbt connection of its own, in the context it was submitted in, as
+    soon as a worker is free: while the build goes on, and while the runs submitted after it wait
+    for their batch. Its ``started`` event is kept for the batch's write (an unpartitioned
+    table's). A run that ends in its prepare (a dry run, an unchanged table) or fails is settled."""
+    from dbt_analyze.statements import dbt_analyze_statements
+
+    adapter, args = job.payload
+    with _connection(adapter, job.model):
+        before = dbt_analyze_statements(adapter)
+        prepared = _settle(job, lambda: job.context.run(_macro, adapter, "_prepare_run", args=args,
+                                                        shares_events=True), final=False)
+        if prepared is not None and prepared["done"]:
+            job.future.set_result(prepared["summary"])
+        elif prepared is not None:
+            # The run's own statements so far, for its `succeeded` event.
+            job.prepared = (prepared, dbt_analyze_statements(adapter) - before)
+
+
+def write_statistics_runs(jobs: list[Job]) -> None:
+    """Prepared statistics runs (``prepare_statistics_run``) written on one dbt connection, in the
+    invocation's context: the ``started`` events of the unpartitioned tables' runs in one
+    INSERT, their statistics in one INSERT where they can (``_write_runs_together``: the rows of
+    every run derived by one statement, which Spark plans once, not once per run; planning is
+    most of a small table's run in a fresh process), the other runs' each alone
+    (``_write_run``), and then their ``succeeded`` events in one INSERT (``_finish_run`` each).
+    A killed batch leaves each table's statistics as they were, and its finished batch shows them
+    all at once. A run that fails fails alone; a shared INSERT of events that fails fails the
+    runs it held."""
     adapter = jobs[0].payload[0]
-    name = jobs[0].model if len(jobs) == 1 else f"{len(jobs)} models"
+    with _connection(adapter, jobs[0].model if len(jobs) == 1 else f"{len(jobs)} models"):
+        jobs[0].context.run(_write_in_phases, adapter, jobs)
+
+
+@contextmanager
+def _connection(adapter: Any, name: str) -> Iterator[None]:
+    """A dbt connection of this worker's, whose Spark jobs go to the package's scheduler pool."""
     with adapter.connection_named(f"dbt_analyze {name}"):
         # Spark's FAIR scheduler (spark.scheduler.mode FAIR) gives the build's jobs their share
         # beside the statistics' pool; under FIFO, the default, this is only a label.
         adapter_spark(adapter).sparkContext.setLocalProperty("spark.scheduler.pool", "dbt_analyze")
-        jobs[0].context.run(_run_in_phases if len(jobs) > 1 else _run_whole, adapter, jobs)
+        yield
 
 
-def _run_whole(adapter: Any, jobs: list[Job]) -> None:
-    job = jobs[0]
-    _settle(job, lambda: adapter.execute_macro("_run_analyze", project="dbt_analyze", kwargs={"args": job.payload[1]}))
+def _macro(adapter: Any, name: str, **kwargs: Any) -> Any:
+    return adapter.execute_macro(name, project="dbt_analyze", kwargs=kwargs)
 
 
-def _run_in_phases(adapter: Any, jobs: list[Job]) -> None:
+def _write_in_phases(adapter: Any, jobs: list[Job]) -> None:
     from dbt_analyze.statements import dbt_analyze_statements
 
     def macro(name: str, **kwargs: Any) -> Any:
-        return adapter.execute_macro(name, project="dbt_analyze", kwargs=kwargs)
+        return _macro(adapter, name, **kwargs)
 
-    runs: list[tuple[Job, dict]] = []  # (job, its prepared run)
-    own_statements: dict[int, int] = {}  # a run's statements in its prepare
-    for job in jobs:
-        before = dbt_analyze_statements(adapter)
-        prepared = _settle(job, lambda: macro("_prepare_run", args=job.payload[1], shares_events=True), final=False)
-        if prepared is None:
-            continue
-        if prepared["done"]:
-            job.future.set_result(prepared["summary"])
-            continue
-        own_statements[id(job)] = dbt_analyze_statements(adapter) - before
-        runs.append((job, prepared))
+    runs = [(job, job.prepared[0]) for job in jobs]
+    own_statements = {id(job): job.prepared[1] for job in jobs}  # a run's statements in its prepare
     runs = _shared_events(macro, runs, "started_row")
     groups: dict[str, tuple[dict | None, list[tuple[Job, dict]]]] = {}  # by the write's settings
     for job, prepared in runs:
