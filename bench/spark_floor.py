@@ -64,13 +64,14 @@ def sketch_input(column: str, data_type: str) -> tuple[str, str | None, str | No
     return column, column, None
 
 
-def sketch_measures(column: str, data_type: str, kinds: tuple[str, ...]) -> list[str]:
+def sketch_measures(column: str, data_type: str, kinds: tuple[str, ...], fed=lambda item: item) -> list[str]:
+    """The column's sketches of `kinds`, each fed `fed(its input)`."""
     hll_item, top_item, kll_item = sketch_input(column, data_type)
-    measures = [f"hll_sketch_agg({hll_item}, {HLL_LG_K})"] if "hll" in kinds else []
+    measures = [f"hll_sketch_agg({fed(hll_item)}, {HLL_LG_K})"] if "hll" in kinds else []
     if "kll" in kinds and kll_item:
-        measures.append(f"kll_sketch_agg_double({kll_item}, {KLL_K})")
+        measures.append(f"kll_sketch_agg_double({fed(kll_item)}, {KLL_K})")
     if "top_k" in kinds and top_item:
-        measures.append(f"approx_top_k_accumulate({top_item}, {TOP_K_ITEMS})")
+        measures.append(f"approx_top_k_accumulate({fed(top_item)}, {TOP_K_ITEMS})")
     return measures
 
 
@@ -103,15 +104,9 @@ def sampled_aggregate_sql(spark, table: str, rate: float, by_filter: bool = Fals
     a flag in the scan's projection (Spark refuses a nondeterministic FILTER), and the sketches' input
     NULL outside the sample, or, `by_filter`, the sketches' aggregates filtered on it."""
     fields = spark.table(table).schema.fields
-
-    def fed_sample(measure: str) -> str:
-        if by_filter:
-            return f"{measure} filter (where sampled)"
-        function, arguments = measure.split("(", 1)
-        value, size = arguments.rsplit(",", 1)
-        return f"{function}(if(sampled, {value}, null),{size}"
-    sampled = [fed_sample(m) for field in fields
-               for m in sketch_measures(f"`{field.name}`", field.dataType.simpleString(), ("kll", "top_k"))]
+    fed = (lambda item: item) if by_filter else (lambda item: f"if(sampled, {item}, null)")
+    sampled = [m + (" filter (where sampled)" if by_filter else "") for field in fields
+               for m in sketch_measures(f"`{field.name}`", field.dataType.simpleString(), ("kll", "top_k"), fed)]
     return ("select " + ", ".join(f"{m} as m{i}" for i, m in enumerate(measures(fields, "full", ("hll",)) + sampled))
             + f" from (select *, rand(7) < {rate} as sampled from {table})")
 
@@ -167,10 +162,16 @@ def fixed_statements(spark, table: str, marks: str) -> dict[str, str]:
             "read": f"select * from {marks} where run_id = 'run' limit 1"}
 
 
-def measure(spark, name: str, columns: dict[str, str], rows: int, sketches: str, rounds: int, warmup: int) -> dict:
+def create_table(spark, name: str, columns: dict[str, str], rows: int) -> str:
+    """`floor.<name>`, made anew: `rows` rows of `columns` (name: expression of `id`)."""
     table = f"floor.{name}"
     spark.sql(f"drop table if exists {table}")
     spark.sql(f"create table {table} using parquet as select {', '.join(f'{e} as {c}' for c, e in columns.items())} from range({rows})")
+    return table
+
+
+def measure(spark, name: str, columns: dict[str, str], rows: int, sketches: str, rounds: int, warmup: int) -> dict:
+    table = create_table(spark, name, columns, rows)
     least = least_run_statements(spark, table, sketches)
     steps = {"spark_analyze": f"analyze table {table} compute statistics for all columns",
              "scan": aggregate_sql(spark, table, sketches), **least,
@@ -251,10 +252,7 @@ def measure_every_row(spark, table: str, rounds: int, warmup: int) -> dict:
 
 def measure_all(spark, options) -> dict:
     if options.every_row:
-        spark.sql("drop table if exists floor.mixed_every_row")
-        spark.sql(f"create table floor.mixed_every_row using parquet as select "
-                  f"{', '.join(f'{e} as {c}' for c, e in MIXED.items())} from range(2000000)")
-        tables = {"mixed 2M": "floor.mixed_every_row"}
+        tables = {"mixed 2M": create_table(spark, "mixed_every_row", MIXED, 2_000_000)}
         if options.lineitem:
             spark.sql("drop table if exists floor.lineitem")
             spark.sql(f"create table floor.lineitem using parquet as select * from parquet.`{options.lineitem}`")

@@ -11,9 +11,9 @@
   {{ return(not wait and adapter.dbt_analyze_submit is defined and adapter.dbt_analyze_is_session()) }}
 {% endmacro %}
 
-{#- Hands a post-hook's run (_run_analyze's args) to the background workers, which take it once
-    no other run has come for dbt_analyze_background_linger_seconds (or a reader waits): runs
-    that come close together are written together (_write_runs_together). -#}
+{#- Hands a post-hook's run (_run_analyze's args) to the background workers, which prepare it at
+    once and write it once no other run has come for dbt_analyze_background_linger_seconds (or a
+    reader waits): runs that come close together are written together (_write_runs_together). -#}
 {% macro _submit_run(relation, model_id, args) %}
   {#- A small table's run is mostly planning on the driver: more workers than cores only queue. -#}
   {%- set workers = dbt_analyze._var('dbt_analyze_background_workers')

@@ -65,7 +65,7 @@
     'dbt_analyze_sketch_sample_rows': [1000, none, "rows a partition's distribution sketches see at least"],
     'dbt_analyze_compaction_wait_seconds': [0, 3600, 'how long compact_statistics waits for runs still planning'],
     'dbt_analyze_background_workers': [1, 64, 'threads that collect post-hooks\' statistics beside the build'],
-    'dbt_analyze_background_linger_seconds': [0, 3600, 'how long runs beside the build wait for more to write together'],
+    'dbt_analyze_background_linger_seconds': [0, 3600, 'how long prepared runs beside the build wait for more to write together'],
     'dbt_analyze_column_groups_max': [0, 100, 'column groups chosen from the dbt graph per table'],
   }) }}
 {% endmacro %}

@@ -191,6 +191,13 @@
   {{ return('if(__dbt_analyze_sampled, ' ~ input ~ ', null)') }}
 {% endmacro %}
 
+{#- The rows of `scanned` (a FROM item) with the flag _sampled_input_sql reads: a seeded Bernoulli
+    draw at `rate`, in a projection of its own (Spark refuses a nondeterministic FILTER). -#}
+{% macro _sampled_rows_sql(scanned, rate) %}
+  {{ return('(select *, rand(' ~ (dbt_analyze._var('dbt_analyze_sample_seed') | int + 1) ~ ') < ' ~ rate
+            ~ ' as __dbt_analyze_sampled from ' ~ scanned ~ ')') }}
+{% endmacro %}
+
 {#- The sketch measures are typed imperative aggregates: Spark evaluates their argument row by row
     outside its generated code. So each is split into its per-row input (_sketch_input, computed in
     the scan's projection, which is generated code) and the aggregate over that input column

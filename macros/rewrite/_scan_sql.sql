@@ -107,8 +107,7 @@
     select {{ aggregates | join(',\n           ') }}
     {%- set scanned = table.quoted ~ ' ' ~ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) %}
     from (select *{% for input in sketch_inputs %}, {{ input }}{% endfor %}
-          from {{ ('(select *, rand(' ~ (dbt_analyze._var('dbt_analyze_sample_seed') | int + 1) ~ ') < ' ~ plan.sketch_rate
-                   ~ ' as __dbt_analyze_sampled from ' ~ scanned ~ ')') if sampled else scanned }})
+          from {{ dbt_analyze._sampled_rows_sql(scanned, plan.sketch_rate) if sampled else scanned }})
     {%- if partition_columns %}
     group by {{ partition_columns | join(', ') }}
     {%- endif %}
