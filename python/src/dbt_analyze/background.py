@@ -253,9 +253,9 @@ def current_runs() -> BackgroundRuns | None:
 def prepare_statistics_run(job: Job) -> None:
     """A post-hook's statistics run (the job's payload: (adapter, the run's args)) up to its write
     (``_prepare_run``), on a dbt connection of its own, in the context it was submitted in, as
-    soon as a worker is free: while the build goes on, and while the runs submitted after it wait
-    for their batch. Its ``started`` event is kept for the batch's write (an unpartitioned
-    table's). A run that ends in its prepare (a dry run, an unchanged table) or fails is settled."""
+    soon as a worker is free, while the build goes on; only its write waits for its batch. Its
+    ``started`` event (an unpartitioned table's) is kept for that write. A run that ends in its
+    prepare (a dry run, an unchanged table) or fails is settled there."""
     from dbt_analyze.statements import dbt_analyze_statements
 
     adapter, args = job.payload
