@@ -50,13 +50,14 @@ _CURRENT = threading.local()  # the keys of the runs a worker thread is running
 class Job:
     """A submitted run: its table's key, its model, what runs it (``payload``: for ``run_each``, a
     callable), the context it was submitted in, what its prepare left for its write
-    (``prepared``), and its outcome."""
+    (``prepared``) and the statements it sent, and its outcome."""
     key: str
     model: str
     payload: Any
     context: contextvars.Context = field(default_factory=contextvars.copy_context)
     future: Future = field(default_factory=Future)
     prepared: Any = None
+    statements: int = 0
 
     def settle(self, outcome: Callable[[], Any]) -> None:
         """The job's outcome: ``outcome()``'s value, or the error it raised."""
@@ -117,13 +118,13 @@ class BackgroundRuns:
         return None
 
     def _may_write(self) -> bool:
-        """Whether the prepared runs are written now: a batch is full, or nothing is left to
-        prepare and a reader waits or no run has been submitted for ``linger`` seconds (runs
+        """Whether the prepared runs are written now (asked once no waiting run can be taken): a
+        batch is full, or nothing is left to prepare and a reader waits or no run has been submitted for ``linger`` seconds (runs
         submitted close together, a build's models finishing side by side, go in one batch, whose
         write Spark plans once). Called with the lock held."""
         if len(self._prepared) >= self._batch_size:
             return True
-        if self._preparing or any(job.key not in self._running for job in self._waiting):
+        if self._preparing:
             return False
         return self._readers > 0 or time.monotonic() >= self._last_submit + self._linger
 
@@ -266,8 +267,7 @@ def prepare_statistics_run(job: Job) -> None:
         if prepared is not None and prepared["done"]:
             job.future.set_result(prepared["summary"])
         elif prepared is not None:
-            # The run's own statements so far, for its `succeeded` event.
-            job.prepared = (prepared, dbt_analyze_statements(adapter) - before)
+            job.prepared, job.statements = prepared, dbt_analyze_statements(adapter) - before
 
 
 def write_statistics_runs(jobs: list[Job]) -> None:
@@ -300,14 +300,10 @@ def _macro(adapter: Any, name: str, **kwargs: Any) -> Any:
 
 
 def _write_in_phases(adapter: Any, jobs: list[Job]) -> None:
-    from dbt_analyze.statements import dbt_analyze_statements
-
     def macro(name: str, **kwargs: Any) -> Any:
         return _macro(adapter, name, **kwargs)
 
-    runs = [(job, job.prepared[0]) for job in jobs]
-    own_statements = {id(job): job.prepared[1] for job in jobs}  # a run's statements in its prepare
-    runs = _shared_events(macro, runs, "started_row")
+    runs = _shared_events(macro, [(job, job.prepared) for job in jobs], "started_row")
     groups: dict[str, tuple[dict | None, list[tuple[Job, dict]]]] = {}  # by the write's settings
     for job, prepared in runs:
         settings = macro("_writes_together_settings", prepared=prepared)
@@ -315,32 +311,27 @@ def _write_in_phases(adapter: Any, jobs: list[Job]) -> None:
     written = []
     for settings, group in groups.values():
         if settings is not None and len(group) > 1:
-            written.extend(_write_together(adapter, macro, group, settings, own_statements))
+            written.extend(_write_together(adapter, macro, group, settings))
             continue
         for job, prepared in group:
-            # The run's statement count, in its succeeded event: its own and the shared events.
-            shared = 1 if prepared["started_row"] else 0
-            prepared["run"]["statements_at_start"] = dbt_analyze_statements(adapter) - own_statements[id(job)] - shared
+            _count_statements_from(adapter, job, prepared, 1 if prepared["started_row"] else 0)
             if _settle(job, lambda: (macro("_write_run", prepared=prepared), True)[1], final=False):
                 written.append((job, prepared))
     for job, prepared in _shared_events(macro, written, "succeeded_row"):
         _settle(job, lambda: macro("_finish_run", prepared=prepared))
 
 
-def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Job, dict]], settings: dict,
-                    own_statements: dict[int, int]) -> list[tuple[Job, dict]]:
+def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Job, dict]],
+                    settings: dict) -> list[tuple[Job, dict]]:
     """The runs' statistics in one INSERT (``_write_runs_together``), else, when it fails (and so
     wrote nothing), each run's alone, so that a run that fails fails alone, with its own error;
     the runs written."""
     from dbt.adapters.events.logging import AdapterLogger
 
-    from dbt_analyze.statements import dbt_analyze_statements
-
     for job, prepared in runs:
-        # The run's statement count, in its succeeded event: its own, the shared started events,
-        # its merged half and the shared write.
-        prepared["run"]["statements_at_start"] = (dbt_analyze_statements(adapter) - own_statements[id(job)]
-                                                  - 1 - 1 + len(runs))
+        # The shared started events, its merged half and the shared write, of the batch's halves
+        # and write still to come (len(runs) + 1).
+        _count_statements_from(adapter, job, prepared, 1 + 1 + 1 - (len(runs) + 1))
     try:
         together = macro("_write_runs_together", prepareds=[prepared for _, prepared in runs], settings=settings)
     except Exception as error:  # noqa: BLE001 - written again one by one
@@ -355,6 +346,14 @@ def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Jo
         if _settle(job, lambda: (write(), True)[1], final=False):
             written.append((job, prepared))
     return written
+
+
+def _count_statements_from(adapter: Any, job: Job, prepared: dict, batch_statements: int) -> None:
+    """Where the run's statement count (its `succeeded` event's) starts: its prepare's statements
+    and ``batch_statements`` of the batch's so far count as its own."""
+    from dbt_analyze.statements import dbt_analyze_statements
+
+    prepared["run"]["statements_at_start"] = dbt_analyze_statements(adapter) - job.statements - batch_statements
 
 
 def _shared_events(macro: Callable[..., Any], runs: list[tuple[Job, dict]], row: str) -> list[tuple[Job, dict]]:

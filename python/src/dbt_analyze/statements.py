@@ -172,12 +172,9 @@ def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged
         def hold(merged_sql: str) -> Any:
             return session.sql(merged_sql).localCheckpoint(eager=True)
 
-        # Several runs' halves at once: each is mostly planning on the driver, one core each. One
-        # run's in this thread, which carries the statement's Spark properties (its scheduler pool).
-        with ThreadPoolExecutor(max_workers=max(1, min(len(merged_sqls), _parallelism(session)))) as pool:
-            for held in (pool.map if len(merged_sqls) > 1 else map)(hold, merged_sqls):
-                count_statement()
-                merged = held if merged is None else merged.unionByName(held)
+        for held in _each_at_once(hold, merged_sqls, _parallelism(session)):
+            count_statement()
+            merged = held if merged is None else merged.unionByName(held)
         if merged is not None:
             # One file of the runs' few rows, not one per run.
             merged.coalesce(1).createOrReplaceTempView(merged_view)
@@ -200,6 +197,20 @@ def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged
     except Exception:  # noqa: BLE001 - a Spark whose Observation has no future: its get waits for them
         handed_over = True
     return dict(observation.get) if handed_over else {}
+
+
+def _each_at_once(function: Any, items: list[Any], threads: int) -> list[Any]:
+    """``function`` of each item, in order: several runs' halves at once, each mostly planning on the
+    driver, one core each. One item runs in this thread, which carries the statement's Spark
+    properties (its scheduler pool).
+
+    >>> _each_at_once(abs, [-1, 2, -3], 2)
+    [1, 2, 3]
+    """
+    if len(items) <= 1:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(len(items), threads)) as pool:
+        return list(pool.map(function, items))
 
 
 def _parallelism(session: Any) -> int:
