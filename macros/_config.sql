@@ -25,7 +25,7 @@
     'dbt_analyze_compaction_wait_seconds': 10,
     'dbt_analyze_wait': false,
     'dbt_analyze_background_workers': none,
-    'dbt_analyze_background_linger_seconds': 4,
+    'dbt_analyze_background_linger_seconds': 12,
     'dbt_analyze_column_groups': 'auto',
     'dbt_analyze_column_groups_max': 10,
   }) }}
