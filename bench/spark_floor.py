@@ -233,11 +233,14 @@ def measure_incremental(spark, partitions: int, rows: int, rounds: int, warmup: 
     return result
 
 
-def measure_every_row(spark, table: str, rounds: int, warmup: int) -> dict:
+def measure_every_row(spark, table: str, rounds: int, warmup: int, sample_rows: tuple[int, ...] = ()) -> dict:
     """What #79 requires to see every row, against Spark's ANALYZE with histograms of `table`: the
     exact measures and HLL in one aggregate, each alone (the exact measures in generated code), and
     the full aggregate with its KLL and top-k sketches fed a 10% and a 2% sample (their input NULL
-    outside it, as a run feeds them) and a 10% one by FILTER."""
+    outside it, as a run feeds them) and a 10% one by FILTER.
+    For each of `sample_rows`, the sketches' least cost if the rows outside the sample cost nothing
+    (`skip_free_<n>`): the KLL and top-k sketches over a table that holds only a Bernoulli sample of
+    about n rows, less a bare read of that table, plus the every-row aggregate."""
     steps = {"spark_analyze_histograms": lambda: analyze_with_histograms(spark, table),
              "every_row": aggregate_sql(spark, table, "full", ("hll",)),
              "exact_alone": aggregate_sql(spark, table, "full", ()),
@@ -245,8 +248,17 @@ def measure_every_row(spark, table: str, rounds: int, warmup: int) -> dict:
              "sampled_10": sampled_aggregate_sql(spark, table, 0.1),
              "sampled_2": sampled_aggregate_sql(spark, table, 0.02),
              "sampled_10_by_filter": sampled_aggregate_sql(spark, table, 0.1, by_filter=True)}
+    rows = spark.table(table).count()
+    for n in sample_rows:
+        sample = f"{table}_sample_{n}"
+        spark.sql(f"drop table if exists {sample}")
+        spark.sql(f"create table {sample} using parquet as select * from {table} where rand(7) < {min(1.0, n / rows)}")
+        steps[f"sample_sketches_{n}"] = sketches_sql(spark, sample, ("kll", "top_k"))
+        steps[f"sample_read_{n}"] = lambda sample=sample: spark.table(sample).write.format("noop").mode("overwrite").save()
     result = medians(spark, steps, rounds, warmup)
-    result["rows"] = spark.table(table).count()
+    for n in sample_rows:
+        result[f"skip_free_{n}"] = result["every_row"] + result[f"sample_sketches_{n}"] - result[f"sample_read_{n}"]
+    result["rows"] = rows
     return result
 
 
@@ -257,7 +269,8 @@ def measure_all(spark, options) -> dict:
             spark.sql("drop table if exists floor.lineitem")
             spark.sql(f"create table floor.lineitem using parquet as select * from parquet.`{options.lineitem}`")
             tables["lineitem"] = "floor.lineitem"
-        return {name: measure_every_row(spark, table, options.rounds, options.warmup) for name, table in tables.items()}
+        return {name: measure_every_row(spark, table, options.rounds, options.warmup, tuple(options.sample_rows))
+                for name, table in tables.items()}
     return {
         "model, full": measure(spark, "model", MODEL, 2000, "full", options.rounds, options.warmup),
         "small, full": measure(spark, "small", MIXED, 1000, "full", options.rounds, options.warmup),
@@ -273,6 +286,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--every-row", action="store_true", help="#79: what must see every row, against ANALYZE with histograms")
     parser.add_argument("--lineitem", type=Path, help="with --every-row: TPC-H lineitem as parquet (tpchgen-cli)")
+    parser.add_argument("--sample-rows", type=int, nargs="*", default=[100_000, 750_000, 1_000_000],
+                        help="with --every-row: sample sizes whose sketches' least cost to time (skip_free_<n>)")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out")
     options = parser.parse_args()
     from pyspark.sql import SparkSession
@@ -322,7 +337,8 @@ def main() -> None:
 
 
 def print_every_row(report: dict) -> None:
-    steps = ("every_row", "exact_alone", "hll_alone", "sampled_10", "sampled_2", "sampled_10_by_filter")
+    steps = ["every_row", "exact_alone", "hll_alone", "sampled_10", "sampled_2", "sampled_10_by_filter"]
+    steps += sorted((step for step in next(iter(report.values())) if step.startswith("skip_free_")), key=lambda s: int(s[10:]))
     print("| table | Spark's ANALYZE with histograms | " + " | ".join(steps) + " |")
     print("|---|---:|" + "---:|" * len(steps))
     for name, r in report.items():
