@@ -86,6 +86,10 @@ def markdown(report: dict, options, date: str) -> str:
     lines = ["<!-- build_cost:start -->",
              f"## What the post-hook adds to `dbt build` (`python bench/build_cost.py --rounds {options.rounds}`, {date}, "
              f"2 cores, each build a fresh process, medians, interleaved)", "",
+             "The package's defaults: `analyze()` runs beside the build, its runs written together once no post-hook has "
+             "handed one over for `dbt_analyze_background_linger_seconds` (12 s) or the build ends. How single builds "
+             "vary, and the probes behind each choice: "
+             "[docs/decisions/post-hooks-beside-the-build.md](docs/decisions/post-hooks-beside-the-build.md).", "",
              "| project | threads | no hook (s) | hook | build (s) | adds (s) | against what Spark's ANALYZE hook adds |",
              "|---|---:|---:|---|---:|---:|---:|"]
     for project, by_threads in report.items():

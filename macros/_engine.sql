@@ -58,21 +58,28 @@
   {{ return(settings) }}
 {% endmacro %}
 
-{#- Whether a run's write goes without generated code: when it scans at most 1 MiB of files.
-    Compiling a write's classes (Janino, and the JIT behind it in the fresh process of each `dbt
+{#- Whether a run's write goes without generated code: when it scans at most
+    dbt_analyze_interpreted_scan_bytes of files (1 MiB). Compiling a write's classes (Janino, and the JIT behind it in the fresh process of each `dbt
     build`) costs more than a small scan saves by them; at 1 MiB of Parquet (about 200,000 narrow
     rows) a warm session takes the same time either way, at 4 MiB three times as long
     interpreted (docs/decisions/interpreted-small-scans.md). Not with collated strings: the
     minimum of a UNICODE_CI_AI column came out wrong interpreted, once, in the test suite. -#}
 {% macro _runs_interpreted(plan, to_scan) %}
-  {%- set scanned = namespace(bytes=0, collated=false) -%}
+  {%- set scanned = namespace(bytes=0) -%}
   {%- for spec in to_scan -%}
     {%- set scanned.bytes = scanned.bytes + (plan.listing.get(spec) or {}).get('size_bytes', 0) -%}
   {%- endfor -%}
+  {{ return(scanned.bytes <= dbt_analyze._var('dbt_analyze_interpreted_scan_bytes') | int
+            and not dbt_analyze._scans_collated(plan)) }}
+{% endmacro %}
+
+{#- Whether a run's scan reads a collated string column (which keeps generated code: _runs_interpreted). -#}
+{% macro _scans_collated(plan) %}
+  {%- set found = namespace(collated=false) -%}
   {%- for column in plan.scan_columns if ' collate ' in column.data_type | lower -%}
-    {%- set scanned.collated = true -%}
+    {%- set found.collated = true -%}
   {%- endfor -%}
-  {{ return(scanned.bytes <= 1048576 and not scanned.collated) }}
+  {{ return(found.collated) }}
 {% endmacro %}
 
 {#- Settings of a statement that filters on the partition columns' values: a metastore that cannot

@@ -134,30 +134,39 @@
 
 {#- Whether a prepared run may write together with others (_write_runs_together): a background
     run of an unpartitioned table that shares its events, whose one state's rows are derived
-    from it with their arrays (select.single, select.in_two), on a session. Returns its write's
-    settings, which the runs it writes with share, else none. -#}
+    from it with their arrays (select.single, select.in_two), on a session. Returns the settings
+    its write shares with the runs it writes with (each scan's own, generated code or not, is
+    _write_runs_together's), else none. -#}
 {% macro _writes_together_settings(prepared) %}
   {%- if not (prepared.started_row and prepared.select.single and prepared.select.in_two
               and adapter.dbt_analyze_insert_together is defined) -%}
     {{ return(none) }}
   {%- endif -%}
-  {{ return(dbt_analyze._statistics_write_settings(dbt_analyze._runs_interpreted(prepared.plan, prepared.choice.to_scan))) }}
+  {{ return(dbt_analyze._statistics_write_settings()) }}
 {% endmacro %}
 
 {#- Prepared runs of one write's settings (_writes_together_settings) written in one INSERT: each run's merged half
-    (its scan) held in memory, and the rows of them all, with their arrays, derived by one
-    statement that reads each run and table from its rows (_written_identity_sql): Spark plans
-    the heavy half once, not once per run. Returns each run's `written` for _after_write (in its
-    order) and the write's start; a failure writes none of them. -#}
+    (its scan) held in memory, with generated code or not by its own size (_runs_interpreted),
+    and the rows of them all, with their arrays, derived by one statement that reads each run
+    and table from its rows (_written_identity_sql): Spark plans the heavy half once, not once
+    per run, and small and large tables' runs share it. That half reads only the held rows, a
+    few per column, so it runs interpreted (unless a scan has a collated column). Returns each
+    run's `written` for _after_write (in its order) and the write's start; a failure writes none
+    of them. -#}
 {% macro _write_runs_together(prepareds, settings) %}
   {%- set scan_started = modules.datetime.datetime.utcnow() -%}
   {%- set merged_sqls = [] -%}
   {%- set columns = [] -%}
   {%- set measures = {} -%}
+  {%- set half_settings = [] -%}
+  {%- set st = namespace(collated=false) -%}
   {%- for prepared in prepareds -%}
     {%- set index = loop.index0 -%}
     {%- do dbt_analyze._log_write(prepared) -%}
     {%- do merged_sqls.append(prepared.select.merged_sql) -%}
+    {%- do half_settings.append(dbt_analyze._statistics_write_settings(
+          dbt_analyze._runs_interpreted(prepared.plan, prepared.choice.to_scan))) -%}
+    {%- set st.collated = st.collated or dbt_analyze._scans_collated(prepared.plan) -%}
     {%- do columns.extend(prepared.plan.table.data_columns) -%}
     {%- for name, expression in dbt_analyze._own_numbers(prepared.run.run_id) -%}
       {%- do measures.update({name ~ '_' ~ index: expression}) -%}
@@ -172,7 +181,8 @@
   {%- set view = first.select.merged_view ~ '_and_' ~ (prepareds | length - 1) -%}
   {%- set own = adapter.dbt_analyze_insert_together(
         dbt_analyze._storage_relation('statistics_history'), merged_sqls, view,
-        dbt_analyze._statistics_rows_sql(plan, true, dbt_analyze._quote_identifier(view)), measures, settings) -%}
+        dbt_analyze._statistics_rows_sql(plan, true, dbt_analyze._quote_identifier(view)), measures,
+        dbt_analyze._statistics_write_settings(not st.collated), half_settings) -%}
   {%- set written = [] -%}
   {%- for prepared in prepareds -%}
     {%- do written.append(dbt_analyze._written_numbers(own, '_' ~ loop.index0)) -%}

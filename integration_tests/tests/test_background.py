@@ -68,7 +68,10 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
     """The workers kept from taking runs until every model's run waits: the runs of the unpartitioned tables then go
     in one batch, their `started` events in one INSERT, their statistics in another and their
     `succeeded` events in a third; each table's statistics are those of this build, and the same
-    as a run of it alone gives."""
+    as a run of it alone gives. A small table's scan (customers: 1.3 KB of Parquet) and a larger
+    one's (checked_orders: 6.7 KB), on either side of dbt_analyze_interpreted_scan_bytes, share the
+    statement: each scan with generated code or not, as its size says, and the rows of both
+    derived without it."""
     import threading
     import time
 
@@ -95,7 +98,7 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
     opener.start()
     try:
         result = dbt("run", "--select", "orders", "customers", "checked_orders", "--vars",
-                     json.dumps({"statistics_tests": True}))
+                     json.dumps({"statistics_tests": True, "dbt_analyze_interpreted_scan_bytes": 3000}))
     finally:
         gate.set()
         opener.join()
@@ -104,6 +107,12 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
     assert any({"analytics.customers", "analytics.checked_orders"} <= set(batch) for batch in sizes), sizes
     together = next(m for m in result.messages if "runs in one statement:" in m)
     assert "analytics.customers" in together and "analytics.checked_orders" in together, together
+    interpreted = '"spark.sql.codegen.wholeStage": "false"'
+    shared = next(m for m in result.messages if ", its halves with " in m)
+    rows_settings, halves = shared.split(", its halves with ", 1)
+    halves = json.loads(halves[:halves.index("], observing") + 1])
+    assert interpreted in rows_settings, shared[:400]
+    assert sorted(h.get("spark.sql.codegen.wholeStage", "") for h in halves) == ["", "false"], halves
     events = rows(spark, "select table_name, event, event_at, statements from analytics_stats.analyze_run_events"
                          " where table_name in ('customers', 'checked_orders') and run_id in"
                          " (select max_by(run_id, event_at) from analytics_stats.analyze_run_events"
@@ -123,7 +132,7 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
     written_together = latest_rows(spark, ("customers", "checked_orders"))
     assert any(r["histogram"] for r in written_together.values()) and any(r["top_values"] for r in written_together.values())
     alone = dbt("run", "--select", "customers", "checked_orders", "--vars",
-                json.dumps({"statistics_tests": True, "dbt_analyze_wait": True}))
+                json.dumps({"statistics_tests": True, "dbt_analyze_wait": True, "dbt_analyze_interpreted_scan_bytes": 3000}))
     assert alone.success, alone.error
     assert latest_rows(spark, ("customers", "checked_orders")) == written_together
 

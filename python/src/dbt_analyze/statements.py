@@ -139,41 +139,60 @@ def dbt_analyze_insert_observed(adapter: Any, relation: str, select: dict[str, A
 
 def dbt_analyze_insert_together(adapter: Any, relation: str, merged_sqls: list[str], merged_view: str,
                                 rows_sql: str, measures: dict[str, str],
-                                settings: dict[str, Any] | None = None) -> dict[str, Any] | None:
+                                settings: dict[str, Any] | None = None,
+                                half_settings: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """Several runs' writes in one INSERT: each run's merged half (``merged_sqls``, which carry
     their run and table as columns) held in memory, all of them as the one temporary view
     ``merged_view``, and ``rows_sql`` over it inserted and observed, as
     ``dbt_analyze_insert_observed`` does for one: Spark plans the rows' half, the heavy one, once
-    for every run (``measures`` tell the runs apart)."""
-    return _insert_observed(adapter, relation, merged_sqls, merged_view, rows_sql, measures, settings)
+    for every run (``measures`` tell the runs apart). ``settings`` hold for the rows' half;
+    ``half_settings``, one per merged half, for each scan (generated code or not, by its size)."""
+    return _insert_observed(adapter, relation, merged_sqls, merged_view, rows_sql, measures, settings, half_settings)
 
 
 def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged_view: str, rows_sql: str,
-                     measures: dict[str, str], settings: dict[str, Any] | None) -> dict[str, Any] | None:
+                     measures: dict[str, str], settings: dict[str, Any] | None,
+                     half_settings: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """Inserts ``rows_sql``'s rows, observing ``measures``; with ``merged_sqls``, their rows first
-    held in memory and unioned as the temporary view ``merged_view`` that ``rows_sql`` reads."""
+    held in memory (each with its ``half_settings``, else ``settings``) and unioned as the
+    temporary view ``merged_view`` that ``rows_sql`` reads."""
     if not is_session(adapter):
         return None
     from dbt.adapters.events.logging import AdapterLogger
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
+    halves_settings = half_settings or [settings or {}] * len(merged_sqls)
     sql = "\n".join(merged_sqls + [f"insert into {relation}\n{rows_sql}"])
-    AdapterLogger("dbt_analyze").debug(f"dbt_analyze: running with {json.dumps(settings or {})}, observing"
+    own_halves = "" if half_settings is None else f", its halves with {json.dumps(half_settings)}"
+    AdapterLogger("dbt_analyze").debug(f"dbt_analyze: running with {json.dumps(settings or {})}{own_halves}, observing"
                                        f" {json.dumps(measures)}"
                                        f"{' in two halves' if merged_sqls else ''}:\n{sql}")
     observation = Observation("dbt_analyze")
+    spark = adapter_spark(adapter)
 
     def insert(session: Any) -> None:
         observed = [F.expr(expression).alias(name) for name, expression in measures.items()]
+        # A half of other settings than the rows' runs in their session, which forgets its tables first.
+        sessions = {}
+        for own in halves_settings:
+            key = json.dumps(own, sort_keys=True)
+            if key not in sessions:
+                sessions[key] = session if own == (settings or {}) else _session_with(spark, own) if own else spark
+                if sessions[key] is not session:
+                    _forget_tables(sessions[key])
         merged = None
         started = time.perf_counter()
 
-        def hold(merged_sql: str) -> Any:
-            return session.sql(merged_sql).localCheckpoint(eager=True)
+        def hold(half: tuple[str, dict[str, Any]]) -> Any:
+            merged_sql, own = half
+            return sessions[json.dumps(own, sort_keys=True)].sql(merged_sql).localCheckpoint(eager=True)
 
-        for held in _each_at_once(hold, merged_sqls, _parallelism(session)):
+        for held in _each_at_once(hold, list(zip(merged_sqls, halves_settings)), _parallelism(session)):
             count_statement()
+            if merged is None and held.sparkSession is not session:
+                # The union is the rows' session's, whose temporary view the rows' half reads.
+                merged = session.createDataFrame([], held.schema)
             merged = held if merged is None else merged.unionByName(held)
         if merged is not None:
             # One file of the runs' few rows, not one per run.
@@ -189,7 +208,7 @@ def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged
                 session.catalog.dropTempView(merged_view)
 
     try:
-        _in_session(adapter_spark(adapter), settings or {}, insert)
+        _in_session(spark, settings or {}, insert)
     except Exception as error:  # noqa: BLE001 - raised as dbt reports a database error
         raise _statement_error(error, sql) from error
     try:
