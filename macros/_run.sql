@@ -134,18 +134,13 @@
 
 {#- Whether a prepared run may write together with others (_write_runs_together): a background
     run of an unpartitioned table that shares its events, whose one state's rows are derived
-    from it with their arrays (select.single, select.in_two), on a session. Returns the settings
-    its write shares with the runs it writes with (each scan's own, generated code or not, is
-    _write_runs_together's), else none. -#}
-{% macro _writes_together_settings(prepared) %}
-  {%- if not (prepared.started_row and prepared.select.single and prepared.select.in_two
-              and adapter.dbt_analyze_insert_together is defined) -%}
-    {{ return(none) }}
-  {%- endif -%}
-  {{ return(dbt_analyze._statistics_write_settings()) }}
+    from it with their arrays (select.single, select.in_two), on a session. -#}
+{% macro _writes_together(prepared) %}
+  {{ return(prepared.started_row is not none and prepared.select.single and prepared.select.in_two
+            and adapter.dbt_analyze_insert_together is defined) }}
 {% endmacro %}
 
-{#- Prepared runs of one write's settings (_writes_together_settings) written in one INSERT: each run's merged half
+{#- Prepared runs that may write together (_writes_together) written in one INSERT: each run's merged half
     (its scan) held in memory, with generated code or not by its own size (_runs_interpreted),
     and the rows of them all, with their arrays, derived by one statement that reads each run
     and table from its rows (_written_identity_sql): Spark plans the heavy half once, not once
@@ -153,7 +148,7 @@
     few per column, so it runs interpreted (unless a scan has a collated column). Returns each
     run's `written` for _after_write (in its order) and the write's start; a failure writes none
     of them. -#}
-{% macro _write_runs_together(prepareds, settings) %}
+{% macro _write_runs_together(prepareds) %}
   {%- set scan_started = modules.datetime.datetime.utcnow() -%}
   {%- set merged_sqls = [] -%}
   {%- set columns = [] -%}

@@ -31,7 +31,6 @@ connection of its own and runs the run's macro in a macro context of its own (as
 from __future__ import annotations
 
 import contextvars
-import json
 import threading
 import time
 from collections.abc import Iterator
@@ -304,25 +303,22 @@ def _write_in_phases(adapter: Any, jobs: list[Job]) -> None:
         return _macro(adapter, name, **kwargs)
 
     runs = _shared_events(macro, [(job, job.prepared) for job in jobs], "started_row")
-    groups: dict[str, tuple[dict | None, list[tuple[Job, dict]]]] = {}  # by the write's settings
+    together: list[tuple[Job, dict]] = []
+    alone: list[tuple[Job, dict]] = []
     for job, prepared in runs:
-        settings = macro("_writes_together_settings", prepared=prepared)
-        groups.setdefault(json.dumps(settings, sort_keys=True), (settings, []))[1].append((job, prepared))
-    written = []
-    for settings, group in groups.values():
-        if settings is not None and len(group) > 1:
-            written.extend(_write_together(adapter, macro, group, settings))
-            continue
-        for job, prepared in group:
-            _count_statements_from(adapter, job, prepared, 1 if prepared["started_row"] else 0)
-            if _settle(job, lambda: (macro("_write_run", prepared=prepared), True)[1], final=False):
-                written.append((job, prepared))
+        (together if macro("_writes_together", prepared=prepared) else alone).append((job, prepared))
+    if len(together) < 2:
+        together, alone = [], together + alone
+    written = _write_together(adapter, macro, together) if together else []
+    for job, prepared in alone:
+        _count_statements_from(adapter, job, prepared, 1 if prepared["started_row"] else 0)
+        if _settle(job, lambda: (macro("_write_run", prepared=prepared), True)[1], final=False):
+            written.append((job, prepared))
     for job, prepared in _shared_events(macro, written, "succeeded_row"):
         _settle(job, lambda: macro("_finish_run", prepared=prepared))
 
 
-def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Job, dict]],
-                    settings: dict) -> list[tuple[Job, dict]]:
+def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Job, dict]]) -> list[tuple[Job, dict]]:
     """The runs' statistics in one INSERT (``_write_runs_together``), else, when it fails (and so
     wrote nothing), each run's alone, so that a run that fails fails alone, with its own error;
     the runs written."""
@@ -333,7 +329,7 @@ def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Jo
         # and write still to come (len(runs) + 1).
         _count_statements_from(adapter, job, prepared, 1 + 1 + 1 - (len(runs) + 1))
     try:
-        together = macro("_write_runs_together", prepareds=[prepared for _, prepared in runs], settings=settings)
+        together = macro("_write_runs_together", prepareds=[prepared for _, prepared in runs])
     except Exception as error:  # noqa: BLE001 - written again one by one
         AdapterLogger("dbt_analyze").info(f"dbt_analyze: the statistics of {len(runs)} runs could not be written"
                                           f" together ({error_line(error)}); each is written alone")

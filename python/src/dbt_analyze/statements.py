@@ -174,21 +174,22 @@ def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged
     def insert(session: Any) -> None:
         observed = [F.expr(expression).alias(name) for name, expression in measures.items()]
         # A half of other settings than the rows' runs in their session, which forgets its tables first.
-        sessions = {}
+        by_settings: dict[str, Any] = {json.dumps(settings or {}, sort_keys=True): session}
         for own in halves_settings:
             key = json.dumps(own, sort_keys=True)
-            if key not in sessions:
-                sessions[key] = session if own == (settings or {}) else _session_with(spark, own) if own else spark
-                if sessions[key] is not session:
-                    _forget_tables(sessions[key])
+            if key not in by_settings:
+                by_settings[key] = _session_with(spark, own)
+                _forget_tables(by_settings[key])
+        halves = [(merged_sql, by_settings[json.dumps(own, sort_keys=True)])
+                  for merged_sql, own in zip(merged_sqls, halves_settings)]
         merged = None
         started = time.perf_counter()
 
-        def hold(half: tuple[str, dict[str, Any]]) -> Any:
-            merged_sql, own = half
-            return sessions[json.dumps(own, sort_keys=True)].sql(merged_sql).localCheckpoint(eager=True)
+        def hold(half: tuple[str, Any]) -> Any:
+            merged_sql, own_session = half
+            return own_session.sql(merged_sql).localCheckpoint(eager=True)
 
-        for held in _each_at_once(hold, list(zip(merged_sqls, halves_settings)), _parallelism(session)):
+        for held in _each_at_once(hold, halves, _parallelism(session)):
             count_statement()
             if merged is None and held.sparkSession is not session:
                 # The union is the rows' session's, whose temporary view the rows' half reads.
