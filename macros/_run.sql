@@ -140,17 +140,18 @@
             and adapter.dbt_analyze_insert_together is defined) }}
 {% endmacro %}
 
-{#- Prepared runs that may write together (_writes_together) written in one INSERT: each run's merged half
-    (its scan) held in memory, with generated code or not by its own size (_runs_interpreted),
-    and the rows of them all, with their arrays, derived by one statement that reads each run
-    and table from its rows (_written_identity_sql): Spark plans the heavy half once, not once
-    per run, and small and large tables' runs share it. That half reads only the held rows, a
-    few per column, so it runs interpreted (unless a scan has a collated column). Returns each
-    run's `written` for _after_write (in its order) and the write's start; a failure writes none
-    of them. -#}
+{#- Prepared runs that may write together (_writes_together) written in one INSERT: each run's scan
+    held in memory as one row (its column states as an array: _scan_sql's held_columns), with
+    generated code or not by its own size (_runs_interpreted), and the merged rows of them all,
+    with their arrays, derived by one statement that reads each run and table from its rows
+    (_merged_of_held_sql, _written_identity_sql): Spark plans the unpivot, the merge's projection
+    and the heavy rows' half once, not once per run, and small and large tables' runs share them.
+    That statement reads only the held rows, one per run, so it runs interpreted (unless a scan
+    has a collated column). Returns each run's `written` for _after_write (in its order) and the
+    write's start; a failure writes none of them. -#}
 {% macro _write_runs_together(prepareds) %}
   {%- set scan_started = modules.datetime.datetime.utcnow() -%}
-  {%- set merged_sqls = [] -%}
+  {%- set held_sqls = [] -%}
   {%- set columns = [] -%}
   {%- set measures = {} -%}
   {%- set half_settings = [] -%}
@@ -158,7 +159,8 @@
   {%- for prepared in prepareds -%}
     {%- set index = loop.index0 -%}
     {%- do dbt_analyze._log_write(prepared) -%}
-    {%- do merged_sqls.append(prepared.select.merged_sql) -%}
+    {%- do held_sqls.append(dbt_analyze._scan_sql(prepared.plan, prepared.choice.to_scan, prepared.run.run_id,
+                                                  dbt_analyze._written_identity_sql(prepared.plan, prepared.run.run_id))) -%}
     {%- do half_settings.append(dbt_analyze._statistics_write_settings(
           dbt_analyze._runs_interpreted(prepared.plan, prepared.choice.to_scan))) -%}
     {%- set st.collated = st.collated or dbt_analyze._scans_collated(prepared.plan) -%}
@@ -174,8 +176,10 @@
   {%- set plan = {'table': {'partition_columns': [], 'data_columns': columns},
                   'top_k_groups': dbt_analyze._top_k_groups_of_runs(prepareds)} -%}
   {%- set view = first.select.merged_view ~ '_and_' ~ (prepareds | length - 1) -%}
+  {%- set held = view ~ '_held' -%}
   {%- set own = adapter.dbt_analyze_insert_together(
-        dbt_analyze._storage_relation('statistics_history'), merged_sqls, view,
+        dbt_analyze._storage_relation('statistics_history'), held_sqls, held,
+        dbt_analyze._merged_of_held_sql(plan, dbt_analyze._quote_identifier(held)), view,
         dbt_analyze._statistics_rows_sql(plan, true, dbt_analyze._quote_identifier(view)), measures,
         dbt_analyze._statistics_write_settings(not st.collated), half_settings) -%}
   {%- set written = [] -%}

@@ -90,6 +90,22 @@
             ~ types | join(', ') ~ ') as written_column_types') }}
 {% endmacro %}
 
+{#- A batch's merged rows from its runs' held partitions (_scan_sql's held_columns: each run's one
+    partition with its written_* columns and its column states as one array), unpivoted and
+    projected by one statement for all of them: each run's rows as its own merged_sql gives them,
+    with the unpivot and the projection planned once, not once per run (_write_runs_together). -#}
+{% macro _merged_of_held_sql(plan, held) %}
+  {%- set column_level = ['column_name', 'data_type'] + dbt_analyze._state_fields() | map('first') | list -%}
+  {%- set columns = [] -%}
+  {%- for name, type in dbt_analyze._storage_columns('partition_states') -%}
+    {%- do columns.append(('s.' if name in column_level else 'h.') ~ name) -%}
+  {%- endfor -%}
+  {%- set written = 'written_run_id, written_table_schema, written_table_name, written_column_types' -%}
+  {{ return('with states as (select ' ~ columns | join(', ') ~ ', ' ~ written ~ '\n  from ' ~ held
+            ~ ' h lateral view inline(h.states) s)\n'
+            ~ dbt_analyze._merged_rows_sql(plan, none, "''", '1', true, written)) }}
+{% endmacro %}
+
 {% macro _statistics_insert_sql(select) %}
   {{ return('insert into ' ~ dbt_analyze._storage_relation('statistics_history') ~ '\n' ~ select.sql) }}
 {% endmacro %}

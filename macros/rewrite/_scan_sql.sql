@@ -11,8 +11,11 @@
   flag a projection draws, under the one that makes their inputs NULL outside it: Spark refuses a
   nondeterministic FILTER); the exact measures and HLL see every row, and each column's
   sketch_values counts the values the sample held.
+  With held_columns (SQL of more columns), one row per partition instead: its own fields and these
+  beside its column states as one array, `states`, which a batch of runs holds and unpivots once
+  for all of them (_write_runs_together, _states_of_held_sql).
 -#}
-{% macro _scan_sql(plan, specs, run_id) %}
+{% macro _scan_sql(plan, specs, run_id, held_columns=none) %}
   {%- set table = plan.table -%}
   {%- set spec_sql = dbt_analyze._partition_spec_sql(table.partition_columns) -%}
   {%- set fields = dbt_analyze._state_fields() -%}
@@ -93,15 +96,26 @@
     {%- do partition_columns.append(dbt_analyze._quote_identifier(column)) -%}
   {%- endfor -%}
 
-  select {{ dbt_analyze._quote_literal(run_id) }} as run_id,
-         {{ dbt_analyze._quote_literal(table.schema) }} as table_schema,
-         {{ dbt_analyze._quote_literal(table.identifier) }} as table_name, l.partition_spec, s.column_name, s.data_type,
-         coalesce(l.exact_rows, a.__row_count, 0) as row_count, l.file_count, l.size_bytes,
-         l.modified_at as files_modified_at,
-         {%- for field, type in fields %} s.{{ field }},{% endfor %}
-         {{ dbt_analyze._quote_literal(plan.sketches) }} as sketches,
-         if(l.exact_rows is null, null, a.__row_count) as sample_rows, l.now as collected_at,
-         cast({{ plan.sketch_rate if sampled else 'null' }} as double) as sketch_rate
+  {#- A state's columns in partition_states' order: the partition's own, and its column's (s). -#}
+  {%- set own = {'run_id': dbt_analyze._quote_literal(run_id), 'table_schema': dbt_analyze._quote_literal(table.schema),
+                 'table_name': dbt_analyze._quote_literal(table.identifier), 'partition_spec': 'l.partition_spec',
+                 'row_count': 'coalesce(l.exact_rows, a.__row_count, 0)', 'file_count': 'l.file_count',
+                 'size_bytes': 'l.size_bytes', 'files_modified_at': 'l.modified_at',
+                 'sketches': dbt_analyze._quote_literal(plan.sketches),
+                 'sample_rows': 'if(l.exact_rows is null, null, a.__row_count)', 'collected_at': 'l.now',
+                 'sketch_rate': 'cast(' ~ (plan.sketch_rate if sampled else 'null') ~ ' as double)'} -%}
+  {%- set selected = [] -%}
+  {%- for name, type in dbt_analyze._storage_columns('partition_states') -%}
+    {%- if name in own -%}
+      {%- do selected.append(own[name] ~ (' as ' ~ name if own[name] != 'l.' ~ name else '')) -%}
+    {%- elif held_columns is none -%}
+      {%- do selected.append('s.' ~ name) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if held_columns is not none -%}
+    {%- do selected.extend([held_columns, 'array(\n    ' ~ structs | join(',\n    ') ~ '\n  ) as states']) -%}
+  {%- endif %}
+  select {{ selected | join(', ') }}
   from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at, exact_rows, now)
   left join (
     select {{ aggregates | join(',\n           ') }}
@@ -112,9 +126,11 @@
     group by {{ partition_columns | join(', ') }}
     {%- endif %}
   ) a on a.__partition_spec = l.partition_spec
+  {%- if held_columns is none %}
   lateral view inline(array(
     {{ structs | join(',\n    ') }}
   )) s
+  {%- endif %}
 {% endmacro %}
 
 {#- WHERE of a scan: prune to the partitions to scan (and name them to the metastore), and keep a

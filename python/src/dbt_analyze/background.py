@@ -325,7 +325,7 @@ def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Jo
     from dbt.adapters.events.logging import AdapterLogger
 
     for job, prepared in runs:
-        # The shared started events, its merged half and the shared write, of the batch's halves
+        # The shared started events, its held scan and the shared write, of the batch's scans
         # and write still to come (len(runs) + 1).
         _count_statements_from(adapter, job, prepared, 1 + 1 + 1 - (len(runs) + 1))
     try:
