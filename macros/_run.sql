@@ -175,12 +175,11 @@
   {#- The rows' half over the runs' columns together: their types' renderings, each run's sketches' sizes. -#}
   {%- set plan = {'table': {'partition_columns': [], 'data_columns': columns},
                   'top_k_groups': dbt_analyze._top_k_groups_of_runs(prepareds)} -%}
-  {%- set view = first.select.merged_view ~ '_and_' ~ (prepareds | length - 1) -%}
-  {%- set held = view ~ '_held' -%}
+  {%- set held = first.select.merged_view ~ '_and_' ~ (prepareds | length - 1) -%}
+  {%- set merged = '(' ~ dbt_analyze._merged_of_held_sql(plan, dbt_analyze._quote_identifier(held)) ~ ')' -%}
   {%- set own = adapter.dbt_analyze_insert_together(
         dbt_analyze._storage_relation('statistics_history'), held_sqls, held,
-        dbt_analyze._merged_of_held_sql(plan, dbt_analyze._quote_identifier(held)), view,
-        dbt_analyze._statistics_rows_sql(plan, true, dbt_analyze._quote_identifier(view)), measures,
+        dbt_analyze._statistics_rows_sql(plan, true, merged), measures,
         dbt_analyze._statistics_write_settings(not st.collated), half_settings) -%}
   {%- set written = [] -%}
   {%- for prepared in prepareds -%}

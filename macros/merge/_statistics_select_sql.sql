@@ -92,8 +92,8 @@
 
 {#- A batch's merged rows from its runs' held partitions (_scan_sql's held_columns: each run's one
     partition with its written_* columns and its column states as one array), unpivoted and
-    projected by one statement for all of them: each run's rows as its own merged_sql gives them,
-    with the unpivot and the projection planned once, not once per run (_write_runs_together). -#}
+    projected as the query that the rows' half reads: each run's rows as its own merged_sql gives
+    them, with the unpivot and the projection planned once, not once per run (_write_runs_together). -#}
 {% macro _merged_of_held_sql(plan, held) %}
   {%- set column_level = ['column_name', 'data_type'] + dbt_analyze._state_fields() | map('first') | list -%}
   {%- set columns = [] -%}

@@ -13,7 +13,7 @@
   sketch_values counts the values the sample held.
   With held_columns (SQL of more columns), one row per partition instead: its own fields and these
   beside its column states as one array, `states`, which a batch of runs holds and unpivots once
-  for all of them (_write_runs_together, _states_of_held_sql).
+  for all of them (_write_runs_together, _merged_of_held_sql).
 -#}
 {% macro _scan_sql(plan, specs, run_id, held_columns=none) %}
   {%- set table = plan.table -%}

@@ -20,9 +20,9 @@ documents, estimate, file_listing, partition_states, session_submission):
 - ``dbt_analyze_insert_observed(relation, select, measures, settings=None)``: inserts a
   query's rows (in its two halves where the query says so) and returns aggregates of them taken
   while they were written (session connections); None elsewhere, and the macros insert, then read.
-- ``dbt_analyze_insert_together(relation, held_sqls, held_view, merged_sql, merged_view, rows_sql, measures,
-  settings=None, half_settings=None)``: several runs' writes as one INSERT, their scans held and
-  unioned, the merge and the rows' half planned once (session connections); None elsewhere.
+- ``dbt_analyze_insert_together(relation, held_sqls, held_view, rows_sql, measures, settings=None,
+  half_settings=None)``: several runs' writes as one INSERT, their scans held and unioned, the
+  merge and the rows' half planned once (session connections); None elsewhere.
 - ``dbt_analyze_parallelism()``: the session's Spark's default parallelism; None elsewhere.
 - ``dbt_analyze_query_rows(sql)``: runs ``sql``; ``{"rows": [...]}``, or ``{"error": ...}`` with the
   Spark error that stopped it (a probe whose failure is an answer: a table that is not there).

@@ -138,29 +138,25 @@ def dbt_analyze_insert_observed(adapter: Any, relation: str, select: dict[str, A
 
 
 def dbt_analyze_insert_together(adapter: Any, relation: str, held_sqls: list[str], held_view: str,
-                                merged_sql: str, merged_view: str, rows_sql: str, measures: dict[str, str],
+                                rows_sql: str, measures: dict[str, str],
                                 settings: dict[str, Any] | None = None,
                                 half_settings: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """Several runs' writes in one INSERT: each run's scan (``held_sqls``, a row of its states
     that carries its run and table) held in memory, all of them as the one temporary view
-    ``held_view``, ``merged_sql`` over it as the view ``merged_view``, and ``rows_sql`` over that
-    inserted and observed, as ``dbt_analyze_insert_observed`` does for one: Spark plans the merge
-    and the rows' half, the heavy one, once for every run (``measures`` tell the runs apart).
+    ``held_view``, and ``rows_sql`` over it (which merges them and derives their rows) inserted
+    and observed, as ``dbt_analyze_insert_observed`` does for one: Spark plans the merge and the
+    rows' half, the heavy one, once for every run (``measures`` tell the runs apart).
     ``settings`` hold for that statement; ``half_settings``, one per held scan, for each scan
     (generated code or not, by its size)."""
-    return _insert_observed(adapter, relation, held_sqls, held_view, rows_sql, measures, settings, half_settings,
-                            merged_over_held=(merged_sql, merged_view))
+    return _insert_observed(adapter, relation, held_sqls, held_view, rows_sql, measures, settings, half_settings)
 
 
 def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged_view: str, rows_sql: str,
                      measures: dict[str, str], settings: dict[str, Any] | None,
-                     half_settings: list[dict[str, Any]] | None = None,
-                     merged_over_held: tuple[str, str] | None = None) -> dict[str, Any] | None:
+                     half_settings: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """Inserts ``rows_sql``'s rows, observing ``measures``; with ``merged_sqls``, their rows first
     held in memory (each with its ``half_settings``, else ``settings``) and unioned as the
-    temporary view ``merged_view`` that ``rows_sql`` reads; with ``merged_over_held`` (SQL over
-    that view, and a view's name), that union is only what the SQL reads, and ``rows_sql`` reads
-    its view."""
+    temporary view ``merged_view`` that ``rows_sql`` reads."""
     if not is_session(adapter):
         return None
     from dbt.adapters.events.logging import AdapterLogger
@@ -168,8 +164,7 @@ def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged
     from pyspark.sql import functions as F
 
     halves_settings = half_settings or [settings or {}] * len(merged_sqls)
-    over_held = [f"create temporary view {merged_over_held[1]} as\n{merged_over_held[0]}"] if merged_over_held else []
-    sql = "\n".join(merged_sqls + over_held + [f"insert into {relation}\n{rows_sql}"])
+    sql = "\n".join(merged_sqls + [f"insert into {relation}\n{rows_sql}"])
     own_halves = "" if half_settings is None else f", its halves with {json.dumps(half_settings)}"
     AdapterLogger("dbt_analyze").debug(f"dbt_analyze: running with {json.dumps(settings or {})}{own_halves}, observing"
                                        f" {json.dumps(measures)}"
@@ -204,20 +199,15 @@ def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged
         if merged is not None:
             # One file of the runs' few rows, not one per run.
             merged.coalesce(1).createOrReplaceTempView(merged_view)
-        if merged_over_held:
-            session.sql(merged_over_held[0]).createOrReplaceTempView(merged_over_held[1])
         halves = time.perf_counter()
         try:
             count_statement()
             session.sql(rows_sql).observe(observation, *observed).write.insertInto(relation)
-            what = "held scan(s)" if merged_over_held else "merged half(s)"
-            AdapterLogger("dbt_analyze").debug(f"dbt_analyze: {len(merged_sqls)} {what} in {halves - started:.2f} s,"
+            AdapterLogger("dbt_analyze").debug(f"dbt_analyze: {len(merged_sqls)} held in {halves - started:.2f} s,"
                                                f" the rows in {time.perf_counter() - halves:.2f} s")
         finally:
             if merged is not None:
                 session.catalog.dropTempView(merged_view)
-            if merged_over_held:
-                session.catalog.dropTempView(merged_over_held[1])
 
     try:
         _in_session(spark, settings or {}, insert)
