@@ -65,12 +65,17 @@
     interpreted (docs/decisions/interpreted-small-scans.md). Not with collated strings: the
     minimum of a UNICODE_CI_AI column came out wrong interpreted, once, in the test suite. -#}
 {% macro _runs_interpreted(plan, to_scan) %}
+  {{ return(dbt_analyze._scans_small(plan, to_scan) and not dbt_analyze._scans_collated(plan)) }}
+{% endmacro %}
+
+{#- Whether a run's scan reads at most dbt_analyze_interpreted_scan_bytes of files: a small scan,
+    whose time is planning and job start, not its rows. -#}
+{% macro _scans_small(plan, to_scan) %}
   {%- set scanned = namespace(bytes=0) -%}
   {%- for spec in to_scan -%}
     {%- set scanned.bytes = scanned.bytes + (plan.listing.get(spec) or {}).get('size_bytes', 0) -%}
   {%- endfor -%}
-  {{ return(scanned.bytes <= dbt_analyze._var('dbt_analyze_interpreted_scan_bytes') | int
-            and not dbt_analyze._scans_collated(plan)) }}
+  {{ return(scanned.bytes <= dbt_analyze._var('dbt_analyze_interpreted_scan_bytes') | int) }}
 {% endmacro %}
 
 {#- Whether a run's scan reads a collated string column (which keeps generated code: _runs_interpreted). -#}

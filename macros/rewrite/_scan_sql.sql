@@ -14,6 +14,10 @@
   With held_columns (SQL of more columns), one row per partition instead: its own fields and these
   beside its column states as one array, `states`, which a batch of runs holds and unpivots once
   for all of them (_write_runs_together, _merged_of_held_sql).
+  An unpartitioned table's one partition takes its listing's literals into the aggregate's row
+  (which exists even for no rows) rather than joining them: a join of the aggregate is one more
+  Spark job. A small scan (_scans_small) reads its files in one task: its aggregate then needs no
+  shuffle, whose stage and sketch buffers' serialization cost more than its rows.
 -#}
 {% macro _scan_sql(plan, specs, run_id, held_columns=none) %}
   {%- set table = plan.table -%}
@@ -55,6 +59,10 @@
     {%- endfor -%}
   {%- endfor -%}
 
+  {#- Where the listing's fields are: the aggregate's own row (an unpartitioned table), or the
+      listing's rows joined with the aggregate's. -#}
+  {%- set l = 'a.' if not table.partition_columns and specs | length == 1 else 'l.' -%}
+
   {#- One struct per column (and one for the partition itself), all of the same type. -#}
   {%- set structs = [] -%}
   {%- for column in [none] + columns -%}
@@ -68,14 +76,14 @@
         {#- An empty partition has no aggregate row: its count is 0, not NULL. -#}
         {%- set value = 'coalesce(' ~ alias ~ ', 0)' -%}
       {%- elif field == 'singletons' and column is not none and plan.singletons -%}
-        {%- set value = dbt_analyze._singletons_sql(plan.singletons, column.name) -%}
+        {%- set value = dbt_analyze._singletons_sql(plan.singletons, column.name, l) -%}
       {%- else -%}
         {%- set value = alias or 'null' -%}
       {%- endif -%}
       {%- if plan.sample and alias and field in dbt_analyze._scaled_fields() -%}
         {#- A sampled partition's counts, scaled to its exact row count. -#}
         {%- set value = ('round(' if type == 'bigint' else '(') ~ value
-                        ~ ' * coalesce(l.exact_rows / a.__row_count, 1))' -%}
+                        ~ ' * coalesce(' ~ l ~ 'exact_rows / a.__row_count, 1))' -%}
       {%- endif -%}
       {%- do parts.append(dbt_analyze._quote_literal(field) ~ ', cast(' ~ value ~ ' as ' ~ type ~ ')') -%}
     {%- endfor -%}
@@ -83,14 +91,23 @@
   {%- endfor -%}
 
   {#- The listing as rows, with the time of the scan: a column, not a literal (see _run_numbers_sql). -#}
+  {%- set listing_columns = ['partition_spec', 'file_count', 'size_bytes', 'modified_at', 'exact_rows', 'now'] -%}
   {%- set listed = [] -%}
   {%- for spec in specs -%}
     {%- set files = plan.listing.get(spec, {'file_count': 0, 'size_bytes': 0, 'modified_at': none}) -%}
     {%- set exact_rows = (plan.exact_rows or {}).get(spec) if spec in (plan.sample or {}) else none -%}
-    {%- do listed.append('(' ~ dbt_analyze._quote_literal(spec) ~ ', ' ~ files.file_count ~ ', ' ~ files.size_bytes
-                         ~ ', ' ~ dbt_analyze._quote_literal(files.modified_at) ~ ', cast('
-                         ~ (exact_rows if exact_rows is not none else 'null') ~ ' as bigint), current_timestamp())') -%}
+    {%- do listed.append([dbt_analyze._quote_literal(spec), files.file_count, files.size_bytes,
+                          dbt_analyze._quote_literal(files.modified_at),
+                          'cast(' ~ (exact_rows if exact_rows is not none else 'null') ~ ' as bigint)',
+                          'current_timestamp()']) -%}
   {%- endfor -%}
+  {%- if l == 'a.' -%}
+    {%- for value in listed[0] -%}
+      {%- do aggregates.append(value ~ ' as ' ~ listing_columns[loop.index0]) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set listing_rows = [] -%}
+  {%- for values in listed -%}{%- do listing_rows.append('(' ~ values | join(', ') ~ ')') -%}{%- endfor -%}
   {%- set partition_columns = [] -%}
   {%- for column in table.partition_columns -%}
     {%- do partition_columns.append(dbt_analyze._quote_identifier(column)) -%}
@@ -98,16 +115,16 @@
 
   {#- A state's columns in partition_states' order: the partition's own, and its column's (s). -#}
   {%- set own = {'run_id': dbt_analyze._quote_literal(run_id), 'table_schema': dbt_analyze._quote_literal(table.schema),
-                 'table_name': dbt_analyze._quote_literal(table.identifier), 'partition_spec': 'l.partition_spec',
-                 'row_count': 'coalesce(l.exact_rows, a.__row_count, 0)', 'file_count': 'l.file_count',
-                 'size_bytes': 'l.size_bytes', 'files_modified_at': 'l.modified_at',
+                 'table_name': dbt_analyze._quote_literal(table.identifier), 'partition_spec': l ~ 'partition_spec',
+                 'row_count': 'coalesce(' ~ l ~ 'exact_rows, a.__row_count, 0)', 'file_count': l ~ 'file_count',
+                 'size_bytes': l ~ 'size_bytes', 'files_modified_at': l ~ 'modified_at',
                  'sketches': dbt_analyze._quote_literal(plan.sketches),
-                 'sample_rows': 'if(l.exact_rows is null, null, a.__row_count)', 'collected_at': 'l.now',
+                 'sample_rows': 'if(' ~ l ~ 'exact_rows is null, null, a.__row_count)', 'collected_at': l ~ 'now',
                  'sketch_rate': 'cast(' ~ (plan.sketch_rate if sampled else 'null') ~ ' as double)'} -%}
   {%- set selected = [] -%}
   {%- for name, type in dbt_analyze._storage_columns('partition_states') -%}
     {%- if name in own -%}
-      {%- do selected.append(own[name] ~ (' as ' ~ name if own[name] != 'l.' ~ name else '')) -%}
+      {%- do selected.append(own[name] ~ (' as ' ~ name if own[name] != l ~ name else '')) -%}
     {%- elif held_columns is none -%}
       {%- do selected.append('s.' ~ name) -%}
     {%- endif -%}
@@ -116,16 +133,21 @@
     {%- do selected.extend([held_columns, 'array(\n    ' ~ structs | join(',\n    ') ~ '\n  ) as states']) -%}
   {%- endif %}
   select {{ selected | join(', ') }}
-  from (values {{ listed | join(', ') }}) as l(partition_spec, file_count, size_bytes, modified_at, exact_rows, now)
+  {%- if l == 'l.' %}
+  from (values {{ listing_rows | join(', ') }}) as l({{ listing_columns | join(', ') }})
   left join (
+  {%- else %}
+  from (
+  {%- endif %}
     select {{ aggregates | join(',\n           ') }}
     {%- set scanned = table.quoted ~ ' ' ~ dbt_analyze._scan_filter_sql(plan, specs, plan.sample) %}
-    from (select *{% for input in sketch_inputs %}, {{ input }}{% endfor %}
+    from (select {{ '/*+ COALESCE(1) */ ' if dbt_analyze._scans_small(plan, specs) }}*
+          {%- for input in sketch_inputs %}, {{ input }}{% endfor %}
           from {{ dbt_analyze._sampled_rows_sql(scanned, plan.sketch_rate) if sampled else scanned }})
     {%- if partition_columns %}
     group by {{ partition_columns | join(', ') }}
     {%- endif %}
-  ) a on a.__partition_spec = l.partition_spec
+  ) a{{ ' on a.__partition_spec = l.partition_spec' if l == 'l.' }}
   {%- if held_columns is none %}
   lateral view inline(array(
     {{ structs | join(',\n    ') }}
@@ -157,13 +179,14 @@
   {{ return('where ' ~ conditions | join(' and ') if conditions else '') }}
 {% endmacro %}
 
-{#- The singleton counts of one column per sampled partition, as a CASE on the partition. -#}
-{% macro _singletons_sql(singletons, column_name) %}
+{#- The singleton counts of one column per sampled partition, as a CASE on the partition (the
+    listing's field, in `listing`). -#}
+{% macro _singletons_sql(singletons, column_name, listing='l.') %}
   {%- set branches = [] -%}
   {%- for spec, counts in singletons.items() if column_name in counts -%}
     {%- do branches.append('when ' ~ dbt_analyze._quote_literal(spec) ~ ' then ' ~ counts[column_name]) -%}
   {%- endfor -%}
-  {{ return('case l.partition_spec ' ~ branches | join(' ') ~ ' end' if branches else 'null') }}
+  {{ return('case ' ~ listing ~ 'partition_spec ' ~ branches | join(' ') ~ ' end' if branches else 'null') }}
 {% endmacro %}
 
 {#- For each sampled partition and column (and column group: its tuples' hashes), how many values
