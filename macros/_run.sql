@@ -86,7 +86,10 @@
   {%- set with_sketch_statistics = plan.scan_columns and request.sketches == 'full' -%}
   {%- set stored = dbt_analyze._stored_to_merge(plan, read.latest[0], read.merged[0], states, choice,
                                                 schema_changes, with_sketch_statistics) -%}
-  {%- set select = dbt_analyze._statistics_select_sql(plan, run.run_id, to_scan, stored, with_sketch_statistics) -%}
+  {#- A run that shares its events may write together, which needs no SELECT of its own: it is
+      rendered when the run writes alone (_prepared_select). -#}
+  {%- set select = none if shares_events
+                   else dbt_analyze._statistics_select_sql(plan, run.run_id, to_scan, stored, with_sketch_statistics) -%}
   {%- set summary = {'run_id': run.run_id, 'table': name, 'scanned': to_scan, 'skipped': choice.skipped,
                      'dropped': choice.dropped,
                      'columns': plan.scan_columns | map(attribute='name') | list} -%}
@@ -117,7 +120,7 @@
   {%- endif -%}
   {{ return({'done': false, 'run': run, 'request': request, 'plan': plan, 'read': read, 'choice': choice,
              'select': select, 'summary': summary, 'plan_ms': plan_ms, 'schema_changes': schema_changes,
-             'with_sketch_statistics': with_sketch_statistics, 'hints': hints, 'name': name,
+             'stored': stored, 'with_sketch_statistics': with_sketch_statistics, 'hints': hints, 'name': name,
              'started_row': dbt_analyze._event_row(run, 'started', table) if shares_events else none}) }}
 {% endmacro %}
 
@@ -127,17 +130,28 @@
 {% macro _write_run(prepared) %}
   {%- set scan_started = modules.datetime.datetime.utcnow() -%}
   {%- do dbt_analyze._log_write(prepared) -%}
-  {%- set written = dbt_analyze._run_statistics_write(prepared.select,
+  {%- set written = dbt_analyze._run_statistics_write(dbt_analyze._prepared_select(prepared),
                                                       dbt_analyze._runs_interpreted(prepared.plan, prepared.choice.to_scan)) -%}
   {%- do dbt_analyze._after_write(prepared, written, scan_started) -%}
 {% endmacro %}
 
+{#- A prepared run's SELECT of its write (_statistics_select_sql), rendered once, when first asked. -#}
+{% macro _prepared_select(prepared) %}
+  {%- if prepared.select is none -%}
+    {%- do prepared.update({'select': dbt_analyze._statistics_select_sql(
+          prepared.plan, prepared.run.run_id, prepared.choice.to_scan, prepared.stored,
+          prepared.with_sketch_statistics)}) -%}
+  {%- endif -%}
+  {{ return(prepared.select) }}
+{% endmacro %}
+
 {#- Whether a prepared run may write together with others (_write_runs_together): a background
-    run of an unpartitioned table that shares its events, whose one state's rows are derived
-    from it with their arrays (select.single, select.in_two), on a session. -#}
+    run of an unpartitioned table that shares its events and scans its one partition (whose rows
+    are then derived from that one state: _statistics_select_sql's single), with its arrays (in_two),
+    on a session. -#}
 {% macro _writes_together(prepared) %}
-  {{ return(prepared.started_row is not none and prepared.select.single and prepared.select.in_two
-            and adapter.dbt_analyze_insert_together is defined) }}
+  {{ return(prepared.started_row is not none and prepared.choice.to_scan | length > 0
+            and prepared.with_sketch_statistics and adapter.dbt_analyze_insert_together is defined) }}
 {% endmacro %}
 
 {#- Prepared runs that may write together (_writes_together) written in one INSERT: each run's scan
@@ -175,7 +189,7 @@
   {#- The rows' half over the runs' columns together: their types' renderings, each run's sketches' sizes. -#}
   {%- set plan = {'table': {'partition_columns': [], 'data_columns': columns},
                   'top_k_groups': dbt_analyze._top_k_groups_of_runs(prepareds)} -%}
-  {%- set held = first.select.merged_view ~ '_and_' ~ (prepareds | length - 1) -%}
+  {%- set held = dbt_analyze._merged_view_name(first.run.run_id) ~ '_and_' ~ (prepareds | length - 1) -%}
   {%- set merged = '(' ~ dbt_analyze._merged_of_held_sql(plan, dbt_analyze._quote_identifier(held)) ~ ')' -%}
   {%- set own = adapter.dbt_analyze_insert_together(
         dbt_analyze._storage_relation('statistics_history'), held_sqls, held,

@@ -27,7 +27,7 @@
   {%- set state_columns = dbt_analyze._storage_columns('partition_states') -%}
   {%- set names = state_columns | map('first') | list -%}
   {%- set run = dbt_analyze._quote_literal(run_id) -%}
-  {%- set merged_view = 'dbt_analyze_merged_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run_id) -%}
+  {%- set merged_view = dbt_analyze._merged_view_name(run_id) -%}
   {%- set merged_rows = dbt_analyze._quote_identifier(merged_view) -%}
   {#- Each state also counts the partitions it stands for, and maps them to the runs that hold
       their rows (a table's merged state stands for every partition its table row maps). -#}
@@ -73,6 +73,12 @@
   {{ return({'sql': ctes ~ '\n' ~ rows_sql, 'merged_sql': ctes ~ '\nselect * from ' ~ merged_rows,
              'merged_view': merged_view, 'rows_sql': rows_sql, 'in_two': with_sketch_statistics,
              'single': single}) }}
+{% endmacro %}
+
+{#- The temporary view of a run's merged rows, which its rows' half reads (and, with a suffix, a
+    batch's held scans: _write_runs_together). -#}
+{% macro _merged_view_name(run_id) %}
+  {{ return('dbt_analyze_merged_' ~ modules.re.sub('[^0-9A-Za-z]', '_', run_id)) }}
 {% endmacro %}
 
 {#- What the merged rows carry of the run and its table (written_*), read by the rows' half as
