@@ -67,7 +67,7 @@
     'dbt_analyze_compaction_wait_seconds': [0, 3600, 'how long compact_statistics waits for runs still planning'],
     'dbt_analyze_background_workers': [1, 64, 'threads that collect post-hooks\' statistics beside the build'],
     'dbt_analyze_background_linger_seconds': [0, 3600, 'how long prepared runs beside the build wait for more to write together'],
-    'dbt_analyze_interpreted_scan_bytes': [0, none, 'bytes of files a write scans at most without generated code'],
+    'dbt_analyze_interpreted_scan_bytes': [0, none, 'bytes of files a write scans at most without generated code, in one task'],
     'dbt_analyze_column_groups_max': [0, 100, 'column groups chosen from the dbt graph per table'],
   }) }}
 {% endmacro %}
