@@ -71,8 +71,7 @@
   {%- endset -%}
   {%- set rows_sql = dbt_analyze._statistics_rows_sql(plan, with_sketch_statistics, merged_rows) -%}
   {{ return({'sql': ctes ~ '\n' ~ rows_sql, 'merged_sql': ctes ~ '\nselect * from ' ~ merged_rows,
-             'merged_view': merged_view, 'rows_sql': rows_sql, 'in_two': with_sketch_statistics,
-             'single': single}) }}
+             'merged_view': merged_view, 'rows_sql': rows_sql, 'in_two': with_sketch_statistics}) }}
 {% endmacro %}
 
 {#- The temporary view of a run's merged rows, which its rows' half reads (and, with a suffix, a
