@@ -61,7 +61,8 @@
 
   {#- Where the listing's fields are: the aggregate's own row (an unpartitioned table), or the
       listing's rows joined with the aggregate's. -#}
-  {%- set l = 'a.' if not table.partition_columns and specs | length == 1 else 'l.' -%}
+  {%- set listing_in_aggregate = not table.partition_columns and specs | length == 1 -%}
+  {%- set l = 'a.' if listing_in_aggregate else 'l.' -%}
 
   {#- One struct per column (and one for the partition itself), all of the same type. -#}
   {%- set structs = [] -%}
@@ -101,7 +102,7 @@
                           'cast(' ~ (exact_rows if exact_rows is not none else 'null') ~ ' as bigint)',
                           'current_timestamp()']) -%}
   {%- endfor -%}
-  {%- if l == 'a.' -%}
+  {%- if listing_in_aggregate -%}
     {%- for value in listed[0] -%}
       {%- do aggregates.append(value ~ ' as ' ~ listing_columns[loop.index0]) -%}
     {%- endfor -%}
@@ -133,7 +134,7 @@
     {%- do selected.extend([held_columns, 'array(\n    ' ~ structs | join(',\n    ') ~ '\n  ) as states']) -%}
   {%- endif %}
   select {{ selected | join(', ') }}
-  {%- if l == 'l.' %}
+  {%- if not listing_in_aggregate %}
   from (values {{ listing_rows | join(', ') }}) as l({{ listing_columns | join(', ') }})
   left join (
   {%- else %}
@@ -147,7 +148,7 @@
     {%- if partition_columns %}
     group by {{ partition_columns | join(', ') }}
     {%- endif %}
-  ) a{{ ' on a.__partition_spec = l.partition_spec' if l == 'l.' }}
+  ) a{{ ' on a.__partition_spec = l.partition_spec' if not listing_in_aggregate }}
   {%- if held_columns is none %}
   lateral view inline(array(
     {{ structs | join(',\n    ') }}
@@ -181,7 +182,7 @@
 
 {#- The singleton counts of one column per sampled partition, as a CASE on the partition (the
     listing's field, in `listing`). -#}
-{% macro _singletons_sql(singletons, column_name, listing='l.') %}
+{% macro _singletons_sql(singletons, column_name, listing) %}
   {%- set branches = [] -%}
   {%- for spec, counts in singletons.items() if column_name in counts -%}
     {%- do branches.append('when ' ~ dbt_analyze._quote_literal(spec) ~ ' then ' ~ counts[column_name]) -%}
