@@ -137,6 +137,48 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
     assert latest_rows(spark, ("customers", "checked_orders")) == written_together
 
 
+def test_a_batch_checks_for_a_compaction_before_its_first_write(spark, dbt):
+    """A compaction that starts while a prepared run waits for its batch (its prepare checked for
+    the block before it was set) stops the batch before it writes: the run fails naming the
+    compaction, and the table keeps its statistics and shows no event of the run."""
+    import threading
+    import time
+
+    from dbt_analyze import background
+
+    assert dbt("run", "--select", "customers").success
+    before = table_stats(spark, "analytics.customers")[""]["run_id"]
+    runs = background.background_runs(2)
+    real_may_write, gate = runs._may_write, threading.Event()
+
+    def block_once_prepared():
+        deadline = time.monotonic() + 120
+        while not runs._prepared and time.monotonic() < deadline:
+            time.sleep(0.05)
+        spark.sql("alter table analytics_stats.analyze_run_events"
+                  " set tblproperties ('dbt_analyze.compacting' = 'by a test')")
+        gate.set()
+        with runs._lock:
+            runs._changed.notify_all()
+
+    runs._may_write = lambda: gate.is_set() and real_may_write()
+    blocker = threading.Thread(target=block_once_prepared)
+    blocker.start()
+    try:
+        result = dbt("run", "--select", "customers")
+    finally:
+        gate.set()
+        blocker.join()
+        runs._may_write = real_may_write
+        spark.sql("alter table analytics_stats.analyze_run_events unset tblproperties if exists ('dbt_analyze.compacting')")
+    assert not result.success
+    assert "are being compacted (compact_statistics started by a test)" in result.log, result.log[-3000:]
+    assert table_stats(spark, "analytics.customers")[""]["run_id"] == before
+    assert not rows(spark, "select event from analytics_stats.analyze_run_events"
+                           f" where table_name = 'customers' and run_id > '{before}'")
+    assert dbt("run", "--select", "customers").success
+
+
 KILL_HOME = PROJECT.parent / ".spark" / "background_kill"
 
 

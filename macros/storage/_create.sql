@@ -39,6 +39,12 @@
   {{ return(properties) }}
 {% endmacro %}
 
+{#- Refuses while a compaction blocks the storage, as _ensure_storage does: a batch of background
+    runs checks again before its first write, since their prepares may have checked long before. -#}
+{% macro _refuse_if_compacting() %}
+  {%- do dbt_analyze._refuse_while_compacting(dbt_analyze._storage_properties() or {}, [], false) -%}
+{% endmacro %}
+
 {% macro _refuse_while_compacting(properties, rebuilding, compacting) %}
   {%- if (properties.get('dbt_analyze.compacting') or rebuilding) and not compacting -%}
     {%- set since = ('compact_statistics started ' ~ properties['dbt_analyze.compacting'])

@@ -311,7 +311,8 @@ def _write_in_phases(adapter: Any, jobs: list[Job]) -> None:
         together, alone = [], together + alone
     written = _write_together(adapter, macro, together) if together else []
     for job, prepared in alone:
-        _count_statements_from(adapter, job, prepared, 1 if prepared["started_row"] else 0)
+        # The check for a compaction's block and the shared started events.
+        _count_statements_from(adapter, job, prepared, 2 if prepared["started_row"] else 0)
         if _settle(job, lambda: (macro("_write_run", prepared=prepared), True)[1], final=False):
             written.append((job, prepared))
     for job, prepared in _shared_events(macro, written, "succeeded_row"):
@@ -325,9 +326,9 @@ def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Jo
     from dbt.adapters.events.logging import AdapterLogger
 
     for job, prepared in runs:
-        # The shared started events, its held scan and the shared write, of the batch's scans
-        # and write still to come (len(runs) + 1).
-        _count_statements_from(adapter, job, prepared, 1 + 1 + 1 - (len(runs) + 1))
+        # The check for a compaction's block and the shared started events, its held scan and the
+        # shared write, of the batch's scans and write still to come (len(runs) + 1).
+        _count_statements_from(adapter, job, prepared, 2 + 1 + 1 - (len(runs) + 1))
     try:
         together = macro("_write_runs_together", prepareds=[prepared for _, prepared in runs])
     except Exception as error:  # noqa: BLE001 - written again one by one
@@ -353,12 +354,17 @@ def _count_statements_from(adapter: Any, job: Job, prepared: dict, batch_stateme
 
 
 def _shared_events(macro: Callable[..., Any], runs: list[tuple[Job, dict]], row: str) -> list[tuple[Job, dict]]:
-    """Writes the runs' event rows (``prepared[row]``, where set) in one INSERT; the runs left
-    (those whose INSERT failed are settled with its error)."""
+    """Writes the runs' event rows (``prepared[row]``, where set) in one INSERT, `started` ones only
+    while no compaction blocks the storage; the runs left (those whose INSERT failed, or that met
+    the block, are settled with its error)."""
     rows = [prepared[row] for _, prepared in runs if prepared.get(row)]
     if not rows:
         return runs
     try:
+        if row == "started_row":
+            # The runs' first write. Each prepare checked for a compaction's block, maybe long
+            # before; compact_statistics waits only so long for runs to show their `started` events.
+            macro("_refuse_if_compacting")
         macro("_write_events", rows=rows)
     except Exception as error:  # noqa: BLE001 - the runs it held fail with it
         for job, prepared in runs:
