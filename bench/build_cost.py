@@ -124,7 +124,6 @@ def markdown(report: dict, options, date: str) -> str:
              "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     for project, by_threads in report.items():
         for threads, by_hook in by_threads.items():
-            cells = []
             for hook in HOOKS[int(threads)]:
                 row = [PROJECTS[project], threads, LABELS[hook]]
                 for measure in MEASURES:
@@ -134,8 +133,7 @@ def markdown(report: dict, options, date: str) -> str:
                         continue
                     ratio = f"{figures['added'] / spark_added:.2f}x" if spark_added > 0 else ""
                     row += [f"{figures['median']:.1f}", f"{figures['added']:.1f}", ratio]
-                cells.append("| " + " | ".join(str(cell) for cell in row) + " |")
-            lines += cells
+                lines.append("| " + " | ".join(str(cell) for cell in row) + " |")
     lines += ["", "<!-- build_cost:end -->"]
     return "\n".join(lines)
 

@@ -302,7 +302,9 @@ def _write_in_phases(adapter: Any, jobs: list[Job]) -> None:
     def macro(name: str, **kwargs: Any) -> Any:
         return _macro(adapter, name, **kwargs)
 
-    runs = _shared_events(macro, [(job, job.prepared) for job in jobs], "started_row")
+    # The runs' first write. Each prepare checked for a compaction's block, maybe long before;
+    # compact_statistics waits only so long for runs to show their `started` events.
+    runs = _shared_events(macro, [(job, job.prepared) for job in jobs], "started_row", check="_refuse_if_compacting")
     together: list[tuple[Job, dict]] = []
     alone: list[tuple[Job, dict]] = []
     for job, prepared in runs:
@@ -353,18 +355,17 @@ def _count_statements_from(adapter: Any, job: Job, prepared: dict, batch_stateme
     prepared["run"]["statements_at_start"] = dbt_analyze_statements(adapter) - job.statements - batch_statements
 
 
-def _shared_events(macro: Callable[..., Any], runs: list[tuple[Job, dict]], row: str) -> list[tuple[Job, dict]]:
-    """Writes the runs' event rows (``prepared[row]``, where set) in one INSERT, `started` ones only
-    while no compaction blocks the storage; the runs left (those whose INSERT failed, or that met
-    the block, are settled with its error)."""
+def _shared_events(macro: Callable[..., Any], runs: list[tuple[Job, dict]], row: str,
+                   check: str | None = None) -> list[tuple[Job, dict]]:
+    """Writes the runs' event rows (``prepared[row]``, where set) in one INSERT, after the macro
+    ``check`` (if any); the runs left (those whose INSERT or check failed are settled with its
+    error)."""
     rows = [prepared[row] for _, prepared in runs if prepared.get(row)]
     if not rows:
         return runs
     try:
-        if row == "started_row":
-            # The runs' first write. Each prepare checked for a compaction's block, maybe long
-            # before; compact_statistics waits only so long for runs to show their `started` events.
-            macro("_refuse_if_compacting")
+        if check:
+            macro(check)
         macro("_write_events", rows=rows)
     except Exception as error:  # noqa: BLE001 - the runs it held fail with it
         for job, prepared in runs:
