@@ -138,22 +138,26 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
 
 
 def test_a_batch_checks_for_a_compaction_before_its_first_write(spark, dbt):
-    """A compaction that starts while a prepared run waits for its batch (its prepare checked for
-    the block before it was set) stops the batch before it writes: the run fails naming the
-    compaction, and the table keeps its statistics and shows no event of the run."""
+    """A compaction that starts while prepared runs wait for their batch (their prepares checked for
+    the block before it was set) stops the batch before it writes, though its write's scans go on
+    beside its `started` events: each run fails naming the compaction, and each table keeps its
+    statistics and shows no event or row of its run."""
     import threading
     import time
 
     from dbt_analyze import background
 
-    assert dbt("run", "--select", "customers").success
-    before = table_stats(spark, "analytics.customers")[""]["run_id"]
+    tables = ("customers", "checked_orders")
+    selected = ("run", "--select", *tables, "--vars", json.dumps({"statistics_tests": True}))
+    assert dbt("seed", "--select", "orders_seed").success
+    assert dbt(*selected).success
+    before = {table: table_stats(spark, f"analytics.{table}")[""]["run_id"] for table in tables}
     runs = background.background_runs(2)
     real_may_write, gate = runs._may_write, threading.Event()
 
     def block_once_prepared():
         deadline = time.monotonic() + 120
-        while not runs._prepared and time.monotonic() < deadline:
+        while len(runs._prepared) < len(tables) and time.monotonic() < deadline:
             time.sleep(0.05)
         spark.sql("alter table analytics_stats.analyze_run_events"
                   " set tblproperties ('dbt_analyze.compacting' = 'by a test')")
@@ -165,18 +169,22 @@ def test_a_batch_checks_for_a_compaction_before_its_first_write(spark, dbt):
     blocker = threading.Thread(target=block_once_prepared)
     blocker.start()
     try:
-        result = dbt("run", "--select", "customers")
+        result = dbt(*selected)
     finally:
         gate.set()
         blocker.join()
         runs._may_write = real_may_write
         spark.sql("alter table analytics_stats.analyze_run_events unset tblproperties if exists ('dbt_analyze.compacting')")
     assert not result.success
+    assert "runs in one statement:" in result.log and "each is written alone" not in result.log, result.log[-3000:]
+    for table in tables:
+        assert f"the statistics run of model.dbt_analyze_integration_tests.{table} failed" in result.log, result.log[-3000:]
+        assert table_stats(spark, f"analytics.{table}")[""]["run_id"] == before[table]
+        for stored in ("analyze_run_events", "statistics_history"):
+            assert not rows(spark, f"select run_id from analytics_stats.{stored}"
+                                   f" where table_name = '{table}' and run_id > '{before[table]}'"), stored
     assert "are being compacted (compact_statistics started by a test)" in result.log, result.log[-3000:]
-    assert table_stats(spark, "analytics.customers")[""]["run_id"] == before
-    assert not rows(spark, "select event from analytics_stats.analyze_run_events"
-                           f" where table_name = 'customers' and run_id > '{before}'")
-    assert dbt("run", "--select", "customers").success
+    assert dbt(*selected).success
 
 
 KILL_HOME = PROJECT.parent / ".spark" / "background_kill"

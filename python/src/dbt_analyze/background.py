@@ -272,7 +272,8 @@ def prepare_statistics_run(job: Job) -> None:
 def write_statistics_runs(jobs: list[Job]) -> None:
     """Prepared statistics runs (``prepare_statistics_run``) written on one dbt connection, in the
     invocation's context: the ``started`` events of the unpartitioned tables' runs in one
-    INSERT, their statistics in one INSERT where they can (``_write_runs_together``: the rows of
+    INSERT (sent beside what the statistics' write renders and reads first), their statistics in
+    one INSERT where they can (``_write_runs_together``: the rows of
     every run derived by one statement, which Spark plans once, not once per run; planning is
     most of a small table's run in a fresh process), the other runs' each alone
     (``_write_run``), and then their ``succeeded`` events in one INSERT (``_finish_run`` each).
@@ -303,16 +304,18 @@ def _write_in_phases(adapter: Any, jobs: list[Job]) -> None:
         return _macro(adapter, name, **kwargs)
 
     # The runs' first write. Each prepare checked for a compaction's block, maybe long before;
-    # compact_statistics waits only so long for runs to show their `started` events.
-    runs = _shared_events(macro, [(job, job.prepared) for job in jobs], "started_row", check="_refuse_if_compacting")
+    # compact_statistics waits only so long for runs to show their `started` events. It goes out
+    # beside the rendering of the statistics' write and its scans, which only read.
+    started = _beside(adapter, "started events", lambda: _shared_events(
+        macro, [(job, job.prepared) for job in jobs], "started_row", check="_refuse_if_compacting"))
     together: list[tuple[Job, dict]] = []
     alone: list[tuple[Job, dict]] = []
-    for job, prepared in runs:
-        (together if macro("_writes_together", prepared=prepared) else alone).append((job, prepared))
+    for job in jobs:
+        (together if macro("_writes_together", prepared=job.prepared) else alone).append((job, job.prepared))
     if len(together) < 2:
         together, alone = [], together + alone
-    written = _write_together(adapter, macro, together) if together else []
-    for job, prepared in alone:
+    written = _write_together(adapter, macro, together, started) if together else []
+    for job, prepared in _left(alone, started()):
         # The check for a compaction's block and the shared started events.
         _count_statements_from(adapter, job, prepared, 2 if prepared["started_row"] else 0)
         if _settle(job, lambda: (macro("_write_run", prepared=prepared), True)[1], final=False):
@@ -321,22 +324,56 @@ def _write_in_phases(adapter: Any, jobs: list[Job]) -> None:
         _settle(job, lambda: macro("_finish_run", prepared=prepared))
 
 
-def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Job, dict]]) -> list[tuple[Job, dict]]:
-    """The runs' statistics in one INSERT (``_write_runs_together``), else, when it fails (and so
-    wrote nothing), each run's alone, so that a run that fails fails alone, with its own error;
-    the runs written."""
+def _beside(adapter: Any, name: str, work: Callable[[], Any]) -> Callable[[], Any]:
+    """``work()`` begun in a thread of its own, on a dbt connection of its own, in this context and
+    for this thread's runs; the function returned waits for its value."""
+    context, outcome, keys = contextvars.copy_context(), Future(), getattr(_CURRENT, "keys", set())
+
+    def run() -> None:
+        _CURRENT.keys = keys
+        try:
+            with _connection(adapter, name):
+                outcome.set_result(context.run(work))
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting thread
+            outcome.set_exception(error)
+
+    threading.Thread(target=run, name=f"dbt_analyze {name}", daemon=True).start()
+    return outcome.result
+
+
+def _left(runs: list[tuple[Job, dict]], kept: list[tuple[Job, dict]]) -> list[tuple[Job, dict]]:
+    """The runs that are in ``kept`` (the others failed)."""
+    kept_jobs = {id(job) for job, _ in kept}
+    return [(job, prepared) for job, prepared in runs if id(job) in kept_jobs]
+
+
+def _write_together(adapter: Any, macro: Callable[..., Any], runs: list[tuple[Job, dict]],
+                    started: Callable[[], list[tuple[Job, dict]]]) -> list[tuple[Job, dict]]:
+    """The runs' statistics in one INSERT (``_write_runs_together``), its rows written once
+    ``started()`` (their started events) has; else, when it fails (and so wrote nothing), each
+    run's alone, so that a run that fails fails alone, with its own error; the runs written."""
     from dbt.adapters.events.logging import AdapterLogger
+
+    from dbt_analyze.statements import rows_wait_for
 
     for job, prepared in runs:
         # The check for a compaction's block and the shared started events, its held scan and the
         # shared write, of the batch's scans and write still to come (len(runs) + 1).
         _count_statements_from(adapter, job, prepared, 2 + 1 + 1 - (len(runs) + 1))
+
+    def events_written() -> None:
+        if len(_left(runs, started())) < len(runs):
+            raise RuntimeError("the runs' started events were not written")
+
     try:
-        together = macro("_write_runs_together", prepareds=[prepared for _, prepared in runs])
+        with rows_wait_for(events_written):
+            together = macro("_write_runs_together", prepareds=[prepared for _, prepared in runs])
     except Exception as error:  # noqa: BLE001 - written again one by one
-        AdapterLogger("dbt_analyze").info(f"dbt_analyze: the statistics of {len(runs)} runs could not be written"
-                                          f" together ({error_line(error)}); each is written alone")
         together = None
+        runs = _left(runs, started())
+        if runs:
+            AdapterLogger("dbt_analyze").info(f"dbt_analyze: the statistics of {len(runs)} runs could not be written"
+                                              f" together ({error_line(error)}); each is written alone")
     written = []
     for index, (job, prepared) in enumerate(runs):
         write = (lambda: macro("_write_run", prepared=prepared)) if together is None else (

@@ -12,12 +12,14 @@ back to ``run_query``.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from dbt_analyze.session_submission import adapter_spark, is_session
 
@@ -151,6 +153,21 @@ def dbt_analyze_insert_together(adapter: Any, relation: str, held_sqls: list[str
     return _insert_observed(adapter, relation, held_sqls, held_view, rows_sql, measures, settings, half_settings)
 
 
+_BEFORE_ROWS: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar("before_rows", default=None)
+
+
+@contextmanager
+def rows_wait_for(ready: Callable[[], None]) -> Iterator[None]:
+    """Within it, an insert (``dbt_analyze_insert_together``) holds its scans and then calls
+    ``ready()`` before it writes its rows: what must be written first (a batch's ``started``
+    events) goes out beside the scans, which only read; ``ready`` raising writes nothing."""
+    token = _BEFORE_ROWS.set(ready)
+    try:
+        yield
+    finally:
+        _BEFORE_ROWS.reset(token)
+
+
 def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged_view: str, rows_sql: str,
                      measures: dict[str, str], settings: dict[str, Any] | None,
                      half_settings: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
@@ -201,6 +218,8 @@ def _insert_observed(adapter: Any, relation: str, merged_sqls: list[str], merged
             merged.coalesce(1).createOrReplaceTempView(merged_view)
         halves = time.perf_counter()
         try:
+            if _BEFORE_ROWS.get() is not None:
+                _BEFORE_ROWS.get()()
             count_statement()
             session.sql(rows_sql).observe(observation, *observed).write.insertInto(relation)
             AdapterLogger("dbt_analyze").debug(f"dbt_analyze: {len(merged_sqls)} held in {halves - started:.2f} s,"
