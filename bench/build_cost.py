@@ -13,7 +13,9 @@ bench/cost_hooks/macros/floor_hook.sql), with `analyze()` (statistics beside the
 less the median of the builds without one, in two measures: the whole process, as users wait for
 it, and the build's models and hooks (from its first model's start to the end of its last hook,
 read from dbt's log), which leaves out the process's start (the JVM, dbt's parse, the seeds): no
-hook changes that part, and it varies most from build to build. Results: bench/out/build_cost.json
+hook changes that part, and it varies most from build to build. The projects' profiles run the
+driver's JVM with the JIT's quick compiler alone, as docs/RUNNING.md recommends for a dbt process.
+Results: bench/out/build_cost.json
 and the section of BENCHMARKS.md between its markers.
 """
 
@@ -117,7 +119,9 @@ def markdown(report: dict, options, date: str) -> str:
              "handed one over for `dbt_analyze_background_linger_seconds` (12 s) or the build ends. Two measures of each "
              "build: the whole process, as users wait for it, and its models and hooks (its first model's start to the "
              "end of its last hook, from dbt's log), without the process's start (the JVM, dbt's parse, the seeds), "
-             "which no hook changes and which varies most. How single builds vary, and the probes behind each choice: "
+             "which no hook changes and which varies most. The projects' profiles give the driver's JVM the JIT's quick "
+             "compiler alone (`-XX:TieredStopAtLevel=1`), as [docs/RUNNING.md](docs/RUNNING.md) recommends for a dbt "
+             "process. How single builds vary, and the probes behind each choice: "
              "[docs/decisions/post-hooks-beside-the-build.md](docs/decisions/post-hooks-beside-the-build.md).", "",
              "| project | threads | hook | build (s) | adds (s) | against Spark's hook "
              "| models and hooks (s) | adds (s) | against Spark's hook |",
