@@ -147,17 +147,17 @@
 
 {#- Whether a prepared run may write together with others (_write_runs_together): a background
     run of an unpartitioned table that shares its events and scans its one partition (whose rows
-    are then derived from that one state: _statistics_select_sql's single), with its arrays (in_two),
-    on a session. -#}
+    are then derived from that one state: _statistics_select_sql's single), on a session. Runs
+    write together with those of the same sketches (with_sketch_statistics) only. -#}
 {% macro _writes_together(prepared) %}
   {{ return(prepared.started_row is not none and prepared.choice.to_scan | length > 0
-            and prepared.with_sketch_statistics and adapter.dbt_analyze_insert_together is defined) }}
+            and prepared.plan.scan_columns | length > 0 and adapter.dbt_analyze_insert_together is defined) }}
 {% endmacro %}
 
-{#- Prepared runs that may write together (_writes_together) written in one INSERT: each run's scan
-    held in memory as one row (its column states as an array: _scan_sql's held_columns), with
-    generated code or not by its own size (_runs_interpreted), and the merged rows of them all,
-    with their arrays, derived by one statement that reads each run and table from its rows
+{#- Prepared runs that may write together (_writes_together), all of the same sketches, written in
+    one INSERT: each run's scan held in memory as one row (its column states as an array:
+    _scan_sql's held_columns), with generated code or not by its own size (_runs_interpreted), and
+    the merged rows of them all, with their arrays where the sketches are full, derived by one statement that reads each run and table from its rows
     (_merged_of_held_sql, _written_identity_sql): Spark plans the unpivot, the merge's projection
     and the heavy rows' half once, not once per run, and small and large tables' runs share them.
     That statement reads only the held rows, one per run, so it runs interpreted (unless a scan
@@ -190,10 +190,11 @@
   {%- set plan = {'table': {'partition_columns': [], 'data_columns': columns},
                   'top_k_groups': dbt_analyze._top_k_groups_of_runs(prepareds)} -%}
   {%- set held = dbt_analyze._merged_view_name(first.run.run_id) ~ '_and_' ~ (prepareds | length - 1) -%}
-  {%- set merged = '(' ~ dbt_analyze._merged_of_held_sql(plan, dbt_analyze._quote_identifier(held)) ~ ')' -%}
+  {%- set merged = '(' ~ dbt_analyze._merged_of_held_sql(plan, dbt_analyze._quote_identifier(held),
+                                                           first.with_sketch_statistics) ~ ')' -%}
   {%- set own = adapter.dbt_analyze_insert_together(
         dbt_analyze._storage_relation('statistics_history'), held_sqls, held,
-        dbt_analyze._statistics_rows_sql(plan, true, merged), measures,
+        dbt_analyze._statistics_rows_sql(plan, first.with_sketch_statistics, merged), measures,
         dbt_analyze._statistics_write_settings(not st.collated), half_settings) -%}
   {%- set written = [] -%}
   {%- for prepared in prepareds -%}

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import PROJECT, dbt_process, printed_statistics, rows, table_stats, without_runs
 
 BESIDE = "dbt_analyze: analytics.customers: statistics are collected beside the build"
@@ -64,14 +66,15 @@ def latest_rows(spark, tables: tuple[str, ...]) -> dict[tuple, dict]:
              and not k.startswith("state_")} for r in found}
 
 
-def test_runs_pending_together_write_their_events_together(spark, dbt):
+@pytest.mark.parametrize("sketches", ["full", "basic"])
+def test_runs_pending_together_write_their_events_together(spark, dbt, sketches):
     """The workers kept from taking runs until every model's run waits: the runs of the unpartitioned tables then go
     in one batch, their `started` events in one INSERT, their statistics in another and their
     `succeeded` events in a third; each table's statistics are those of this build, and the same
-    as a run of it alone gives. A small table's scan (customers: 1.3 KB of Parquet) and a larger
-    one's (checked_orders: 6.7 KB), on either side of dbt_analyze_interpreted_scan_bytes, share the
-    statement: each scan with generated code or not, as its size says, and the rows of both
-    derived without it."""
+    as a run of it alone gives, with full sketches (the arrays derived) or basic ones. A small
+    table's scan (customers: 1.3 KB of Parquet) and a larger one's (checked_orders: 6.7 KB), on
+    either side of dbt_analyze_interpreted_scan_bytes, share the statement: each scan with
+    generated code or not, as its size says, and the rows of both derived without it."""
     import threading
     import time
 
@@ -98,7 +101,8 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
     opener.start()
     try:
         result = dbt("run", "--select", "orders", "customers", "checked_orders", "--vars",
-                     json.dumps({"statistics_tests": True, "dbt_analyze_interpreted_scan_bytes": 3000}))
+                     json.dumps({"statistics_tests": True, "dbt_analyze_interpreted_scan_bytes": 3000,
+                                 "dbt_analyze_sketches": sketches}))
     finally:
         gate.set()
         opener.join()
@@ -130,9 +134,12 @@ def test_runs_pending_together_write_their_events_together(spark, dbt):
         built = rows(spark, f"select count(*) as n from analytics.{table}")[0]["n"]
         assert table_stats(spark, f"analytics.{table}")[""]["row_count"] == built
     written_together = latest_rows(spark, ("customers", "checked_orders"))
-    assert any(r["histogram"] for r in written_together.values()) and any(r["top_values"] for r in written_together.values())
+    arrays = [any(r[name] for r in written_together.values()) for name in ("histogram", "top_values")]
+    assert arrays == [sketches == "full"] * 2, arrays
+    assert any(r["distinct_count"] for r in written_together.values())
     alone = dbt("run", "--select", "customers", "checked_orders", "--vars",
-                json.dumps({"statistics_tests": True, "dbt_analyze_wait": True, "dbt_analyze_interpreted_scan_bytes": 3000}))
+                json.dumps({"statistics_tests": True, "dbt_analyze_wait": True, "dbt_analyze_interpreted_scan_bytes": 3000,
+                            "dbt_analyze_sketches": sketches}))
     assert alone.success, alone.error
     assert latest_rows(spark, ("customers", "checked_orders")) == written_together
 

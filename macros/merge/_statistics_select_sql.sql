@@ -99,7 +99,7 @@
     partition with its written_* columns and its column states as one array), unpivoted and
     projected as the query that the rows' half reads: each run's rows as its own merged_sql gives
     them, with the unpivot and the projection planned once, not once per run (_write_runs_together). -#}
-{% macro _merged_of_held_sql(plan, held) %}
+{% macro _merged_of_held_sql(plan, held, with_sketch_statistics) %}
   {%- set column_level = ['column_name', 'data_type'] + dbt_analyze._state_fields() | map('first') | list -%}
   {%- set columns = [] -%}
   {%- for name, type in dbt_analyze._storage_columns('partition_states') -%}
@@ -108,7 +108,7 @@
   {%- set written = 'written_run_id, written_table_schema, written_table_name, written_column_types' -%}
   {{ return('with states as (select ' ~ columns | join(', ') ~ ', ' ~ written ~ '\n  from ' ~ held
             ~ ' h lateral view inline(h.states) s)\n'
-            ~ dbt_analyze._merged_rows_sql(plan, none, "''", '1', true, written)) }}
+            ~ dbt_analyze._merged_rows_sql(plan, none, "''", '1', with_sketch_statistics, written)) }}
 {% endmacro %}
 
 {% macro _statistics_insert_sql(select) %}

@@ -308,13 +308,20 @@ def _write_in_phases(adapter: Any, jobs: list[Job]) -> None:
     # beside the rendering of the statistics' write and its scans, which only read.
     started = _beside(adapter, "started events", lambda: _shared_events(
         macro, [(job, job.prepared) for job in jobs], "started_row", check="_refuse_if_compacting"))
-    together: list[tuple[Job, dict]] = []
+    # Runs write together with those of the same sketches: a basic run's rows derive no arrays.
+    together: dict[bool, list[tuple[Job, dict]]] = {}
     alone: list[tuple[Job, dict]] = []
     for job in jobs:
-        (together if macro("_writes_together", prepared=job.prepared) else alone).append((job, job.prepared))
-    if len(together) < 2:
-        together, alone = [], together + alone
-    written = _write_together(adapter, macro, together, started) if together else []
+        if macro("_writes_together", prepared=job.prepared):
+            together.setdefault(bool(job.prepared["with_sketch_statistics"]), []).append((job, job.prepared))
+        else:
+            alone.append((job, job.prepared))
+    written = []
+    for runs in together.values():
+        if len(runs) < 2:
+            alone += runs
+        else:
+            written += _write_together(adapter, macro, runs, started)
     for job, prepared in _left(alone, started()):
         # The check for a compaction's block and the shared started events.
         _count_statements_from(adapter, job, prepared, 2 if prepared["started_row"] else 0)
