@@ -15,8 +15,7 @@ it, and the build's models and hooks (from its first model's start to the end of
 read from dbt's log), which leaves out the process's start (the JVM, dbt's parse, the seeds): no
 hook changes that part, and it varies most from build to build. The projects' profiles run the
 driver's JVM with the JIT's quick compiler alone, as docs/RUNNING.md recommends for a dbt process.
-Results: bench/out/build_cost.json
-and the section of BENCHMARKS.md between its markers.
+Results: bench/out/build_cost.json and the section of BENCHMARKS.md between its markers.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import datasets  # noqa: E402
 PROJECTS = {"cost_project": "12 small table models", "mart_project": "12 table models over 1.3M rows"}
-HOOKS = {1: ("none", "spark", "least", "ours", "wait", "basic"), 4: ("none", "spark", "least", "ours", "wait")}
+HOOKS = {threads: ("none", "spark", "least", "ours", "wait", "basic") for threads in (1, 4)}
 MEASURES = ("seconds", "models_and_hooks")
 LABELS = {"none": "no hook", "spark": "Spark's ANALYZE", "ours": "`analyze()`", "wait": "`analyze(wait=true)`",
           "basic": "`analyze(sketches='basic')`",

@@ -157,7 +157,8 @@
 {#- Prepared runs that may write together (_writes_together), all of the same sketches, written in
     one INSERT: each run's scan held in memory as one row (its column states as an array:
     _scan_sql's held_columns), with generated code or not by its own size (_runs_interpreted), and
-    the merged rows of them all, with their arrays where the sketches are full, derived by one statement that reads each run and table from its rows
+    the merged rows of them all, with their arrays where the sketches are full, derived by one
+    statement that reads each run and table from its rows
     (_merged_of_held_sql, _written_identity_sql): Spark plans the unpivot, the merge's projection
     and the heavy rows' half once, not once per run, and small and large tables' runs share them.
     That statement reads only the held rows, one per run, so it runs interpreted (unless a scan
