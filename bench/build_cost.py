@@ -14,7 +14,8 @@ less the median of the builds without one, in two measures: the whole process, a
 it, and the build's models and hooks (from its first model's start to the end of its last hook,
 read from dbt's log), which leaves out the process's start (the JVM, dbt's parse, the seeds): no
 hook changes that part, and it varies most from build to build. The projects' profiles run the
-driver's JVM with the JIT's quick compiler alone, as docs/RUNNING.md recommends for a dbt process.
+driver's JVM with the JIT's quick compiler alone and its whole heap from the start, as
+docs/RUNNING.md recommends for a dbt process.
 Results: bench/out/build_cost.json and the section of BENCHMARKS.md between its markers.
 """
 
@@ -36,7 +37,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import datasets  # noqa: E402
 PROJECTS = {"cost_project": "12 small table models", "mart_project": "12 table models over 1.3M rows"}
-HOOKS = {threads: ("none", "spark", "least", "ours", "wait", "basic") for threads in (1, 4)}
+THREADS = (1, 4)
+HOOKS = ("none", "spark", "least", "ours", "wait", "basic")
 MEASURES = ("seconds", "models_and_hooks")
 LABELS = {"none": "no hook", "spark": "Spark's ANALYZE", "ours": "`analyze()`", "wait": "`analyze(wait=true)`",
           "basic": "`analyze(sketches='basic')`",
@@ -92,8 +94,8 @@ def measure(rounds: int, home: Path) -> dict:
     seconds: dict = {}
     for round_number in range(rounds):
         for project in PROJECTS:
-            for threads, hooks in HOOKS.items():
-                for hook in hooks:
+            for threads in THREADS:
+                for hook in HOOKS:
                     took = build(project, threads, hook, home)
                     seconds.setdefault(project, {}).setdefault(str(threads), {}).setdefault(hook, []).append(took)
                     print(f"[{time.strftime('%H:%M:%S')}] round {round_number + 1}: {project} threads {threads} {hook}"
@@ -120,14 +122,15 @@ def markdown(report: dict, options, date: str) -> str:
              "end of its last hook, from dbt's log), without the process's start (the JVM, dbt's parse, the seeds), "
              "which no hook changes and which varies most. The projects' profiles give the driver's JVM the JIT's quick "
              "compiler alone (`-XX:TieredStopAtLevel=1`) and its whole heap from the start (`-Xms1g`), as "
-             "[docs/RUNNING.md](docs/RUNNING.md) recommends for a dbt process. How single builds vary, and the probes behind each choice: "
+             "[docs/RUNNING.md](docs/RUNNING.md) recommends for a dbt process. How single builds vary, and the "
+             "probes behind each choice: "
              "[docs/decisions/post-hooks-beside-the-build.md](docs/decisions/post-hooks-beside-the-build.md).", "",
              "| project | threads | hook | build (s) | adds (s) | against Spark's hook "
              "| models and hooks (s) | adds (s) | against Spark's hook |",
              "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     for project, by_threads in report.items():
         for threads, by_hook in by_threads.items():
-            for hook in HOOKS[int(threads)]:
+            for hook in HOOKS:
                 row = [PROJECTS[project], threads, LABELS[hook]]
                 for measure in MEASURES:
                     figures, spark_added = by_hook[hook][measure], by_hook["spark"][measure]["added"]
