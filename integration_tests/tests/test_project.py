@@ -56,6 +56,30 @@ def test_statistics_tables_are_models_of_the_package(spark, built):
     assert {"table_statistics", "column_statistics", "analyze_runs"} <= names
 
 
+def test_statistics_views_are_created_again_only_when_their_definition_changed(spark, dbt, built):
+    """A build leaves the package's views as they are when nothing in them changed; a dropped view,
+    another definition (a fingerprint that does not match) or --full-refresh creates them again."""
+    views = ["analyze_runs", "column_statistics", "column_histograms", "column_quantiles", "column_top_values",
+             "table_statistics", "table_staleness", "statistics_overview", "column_group_statistics",
+             "column_statistics_estimated"]
+
+    def created(*args):
+        result = dbt("run", "--select", "package:dbt_analyze,config.materialized:statistics_view", *args)
+        assert result.success, result.error
+        kept = {v for v in views if f"dbt_analyze: analytics_stats.{v} unchanged, kept as it is" in result.log}
+        made = {v for v in views if re.search(rf"create or replace view analytics_stats\.{v}\b", result.log)}
+        assert kept | made == set(views) and not kept & made, (kept, made)
+        return made
+
+    assert created() == set()
+    spark.sql("drop view analytics_stats.table_statistics")
+    spark.sql("alter view analytics_stats.column_quantiles set tblproperties ('dbt_analyze.view_fingerprint' = 'older')")
+    assert created() == {"table_statistics", "column_quantiles"}
+    assert table_stats(spark, "analytics.orders")[""]["row_count"] == 7  # read through the view made again
+    assert created("--full-refresh") == set(views)
+    assert created() == set()
+
+
 def test_incremental_model_post_hook_scans_only_the_new_partition(spark, dbt, built):
     result = dbt("run", "--select", "events", "--vars", "{events_day: 2}")
     assert result.success, result.error
