@@ -326,7 +326,7 @@ def test_the_project_over_thrift(thrift_port):
     for model in ("order_sizes", "default_format", "pandas_frame"):
         assert f"Python model model.dbt_analyze_integration_tests.{model} needs a Spark session in dbt's process" in output
     assert "this target connects with method 'thrift'" in output
-    assert "sql view model analytics_stats.table_statistics" in output  # the package's statistics models
+    assert "sql statistics_view model analytics_stats.table_statistics" in output  # the package's statistics models
     orders = current_of(thrift_port, "orders")
     assert {t["partition_spec"]: t["row_count"] for t in orders["table_statistics"]}[""] == "7"
     assert {c["column_name"] for c in orders["column_statistics"]} >= {"order_id", "customer", "amount", "status", "is_paid"}
