@@ -1,10 +1,10 @@
-{#- The package's statistics views (models/): a view is re-created only when its definition changed.
-    dbt's own view materialization runs `create or replace view` in every build, and Spark analyzes
-    the view's query each time: ten views, seconds of every `dbt build` of a project that installs
-    the package, though they change only with the package, its vars or its storage. The view keeps
-    a fingerprint of what it was created from (its DDL and the storage's version) in a table
-    property; a build whose fingerprint matches reads that property and leaves the view as it is.
-    `--full-refresh` re-creates it. -#}
+{#- The package's statistics views (models/), created again only when their definition changed.
+    dbt's view materialization sends `create or replace view` in every build: a metastore write and
+    Spark's analysis of the view's query, ten times per `dbt build` of a project that installs the
+    package, though the views change only with the package, its vars or its storage. Each view keeps
+    a fingerprint of its DDL and the storage's version in a table property; a build whose
+    fingerprint matches leaves the view as it is. `--full-refresh` creates it again
+    (docs/decisions/statistics-views-created-once.md). -#}
 {% materialization statistics_view, default %}
   {%- set target_relation = this.incorporate(type='view') -%}
   {%- set existing = load_cached_relation(this) -%}
