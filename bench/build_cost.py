@@ -15,7 +15,8 @@ it, and the build's models and hooks (from its first model's start to the end of
 read from dbt's log), which leaves out the process's start (the JVM, dbt's parse, the seeds): no
 hook changes that part, and it varies most from build to build. The projects' profiles run the
 driver's JVM with the JIT's quick compiler alone and its whole heap from the start, as
-docs/RUNNING.md recommends for a dbt process.
+docs/RUNNING.md recommends for a dbt process. The rounds start from a compacted statistics storage
+(`compact_statistics`).
 Results: bench/out/build_cost.json and the section of BENCHMARKS.md between its markers.
 """
 
@@ -49,21 +50,25 @@ def build(project: str, threads: int, hook: str, home: Path, setup: bool = False
     """One `dbt build` in a new process (a JVM of its own): {"seconds": the process's,
     "models_and_hooks": its first model's start to its last hook's end, from its log}; `setup`
     creates the tables the floor's hook writes (bench/cost_hooks/macros/floor_hook.sql)."""
-    directory = ROOT / "bench" / project
     logs = home / project / "logs"
     shutil.rmtree(logs, ignore_errors=True)  # this build's log alone
+    started = time.perf_counter()
+    dbt(project, home, "build", "--threads", str(threads), "--vars", json.dumps({"cost_hook": hook, "floor_setup": setup}))
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "models_and_hooks": models_and_hooks((logs / "dbt.log").read_text())}
+
+
+def dbt(project: str, home: Path, *args: str) -> None:
+    """A dbt command in bench/<project>, its metastore, tables, target and logs under `home`."""
+    directory = ROOT / "bench" / project
     env = {**os.environ, "DBT_ANALYZE_HOME": str(home), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
            "DBT_ANALYZE_LOG4J2": str(ROOT / "integration_tests" / "log4j2.properties"),
-           "DBT_TARGET_PATH": str(home / project / "target"), "DBT_LOG_PATH": str(logs)}
-    command = [str(Path(sys.executable).parent / "dbt"), "build", "--threads", str(threads),
-               "--vars", json.dumps({"cost_hook": hook, "floor_setup": setup}),
-               "--project-dir", str(directory), "--profiles-dir", str(directory)]
-    started = time.perf_counter()
+           "DBT_TARGET_PATH": str(home / project / "target"), "DBT_LOG_PATH": str(home / project / "logs")}
+    command = [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(directory),
+               "--profiles-dir", str(directory)]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - started
     if done.returncode != 0:
-        raise RuntimeError(f"dbt build of {project} with hook {hook} failed:\n{done.stdout[-3000:]}")
-    return {"seconds": seconds, "models_and_hooks": models_and_hooks((logs / "dbt.log").read_text())}
+        raise RuntimeError(f"dbt {' '.join(args)} in {project} failed:\n{done.stdout[-3000:]}")
 
 
 def models_and_hooks(log: str) -> float:
@@ -84,13 +89,12 @@ def models_and_hooks(log: str) -> float:
 
 def measure(rounds: int, home: Path) -> dict:
     for project in PROJECTS:
-        directory = ROOT / "bench" / project
-        subprocess.run([str(Path(sys.executable).parent / "dbt"), "deps", "--project-dir", str(directory),
-                        "--profiles-dir", str(directory)], check=True, capture_output=True,
-                       env={**os.environ, "DBT_ANALYZE_HOME": str(home), "DBT_TARGET_PATH": str(home / project / "target"),
-                            "DBT_LOG_PATH": str(home / project / "logs")})
+        dbt(project, home, "deps")
         build(project, 1, "ours", home)  # the tables and the statistics storage exist before the rounds
         build(project, 1, "least", home, setup=True)  # and the tables the floor's hook writes
+        # Each run adds files to the statistics storage, which every later run lists: the rounds start
+        # from a compacted storage, as a user's that runs compact_statistics now and then.
+        dbt(project, home, "run-operation", "compact_statistics")
     seconds: dict = {}
     for round_number in range(rounds):
         for project in PROJECTS:
