@@ -126,7 +126,8 @@ def markdown(report: dict, options, date: str) -> str:
              "end of its last hook, from dbt's log), without the process's start (the JVM, dbt's parse, the seeds), "
              "which no hook changes and which varies most. The projects' profiles give the driver's JVM the JIT's quick "
              "compiler alone (`-XX:TieredStopAtLevel=1`) and its whole heap from the start (`-Xms1g`), as "
-             "[docs/RUNNING.md](docs/RUNNING.md) recommends for a dbt process. How single builds vary, and the "
+             "[docs/RUNNING.md](docs/RUNNING.md) recommends for a dbt process; the rounds start from a compacted "
+             "statistics storage (`compact_statistics`). How single builds vary, and the "
              "probes behind each choice: "
              "[docs/decisions/post-hooks-beside-the-build.md](docs/decisions/post-hooks-beside-the-build.md).", "",
              "| project | threads | hook | build (s) | adds (s) | against Spark's hook "
