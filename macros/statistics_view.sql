@@ -8,14 +8,14 @@
 {% materialization statistics_view, default %}
   {%- set target_relation = this.incorporate(type='view') -%}
   {%- set existing = load_cached_relation(this) -%}
+  {%- set was_view, full_refresh = existing is not none and existing.is_view, should_full_refresh() -%}
   {{ run_hooks(pre_hooks) }}
   {%- if existing is not none and existing.is_table -%}
-    {{ handle_existing_table(should_full_refresh(), existing) }}
+    {{ handle_existing_table(full_refresh, existing) }}
   {%- endif -%}
   {%- set create_sql = get_create_view_as_sql(target_relation, sql) -%}
   {%- set fingerprint = local_md5(create_sql ~ dbt_analyze._storage_version()) -%}
-  {%- if existing is not none and existing.is_view and not should_full_refresh()
-        and dbt_analyze._view_fingerprint(target_relation) == fingerprint -%}
+  {%- if was_view and not full_refresh and dbt_analyze._view_fingerprint(target_relation) == fingerprint -%}
     {{ log('dbt_analyze: ' ~ target_relation ~ ' unchanged, kept as it is') }}
     {%- do store_result('main', response='OK (unchanged)') -%}
   {%- else -%}
@@ -28,7 +28,7 @@
     {%- endcall -%}
   {%- endif -%}
   {%- do apply_grants(target_relation, config.get('grants'),
-                      should_revoke=should_revoke(existing is not none and existing.is_view, full_refresh_mode=True)) -%}
+                      should_revoke=should_revoke(was_view, full_refresh_mode=True)) -%}
   {{ run_hooks(post_hooks) }}
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
