@@ -50,7 +50,7 @@ def build(project: str, threads: int, hook: str, home: Path, setup: bool = False
     """One `dbt build` in a new process (a JVM of its own): {"seconds": the process's,
     "models_and_hooks": its first model's start to its last hook's end, from its log}; `setup`
     creates the tables the floor's hook writes (bench/cost_hooks/macros/floor_hook.sql)."""
-    logs = home / project / "logs"
+    logs = _logs(project, home)
     shutil.rmtree(logs, ignore_errors=True)  # this build's log alone
     started = time.perf_counter()
     dbt(project, home, "build", "--threads", str(threads), "--vars", json.dumps({"cost_hook": hook, "floor_setup": setup}))
@@ -63,12 +63,16 @@ def dbt(project: str, home: Path, *args: str) -> None:
     directory = ROOT / "bench" / project
     env = {**os.environ, "DBT_ANALYZE_HOME": str(home), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
            "DBT_ANALYZE_LOG4J2": str(ROOT / "integration_tests" / "log4j2.properties"),
-           "DBT_TARGET_PATH": str(home / project / "target"), "DBT_LOG_PATH": str(home / project / "logs")}
+           "DBT_TARGET_PATH": str(home / project / "target"), "DBT_LOG_PATH": str(_logs(project, home))}
     command = [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(directory),
                "--profiles-dir", str(directory)]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"dbt {' '.join(args)} in {project} failed:\n{done.stdout[-3000:]}")
+
+
+def _logs(project: str, home: Path) -> Path:
+    return home / project / "logs"
 
 
 def models_and_hooks(log: str) -> float:
