@@ -140,7 +140,9 @@ def markdown(report: dict, options, date: str) -> str:
              "which no hook changes and which varies most. The projects' profiles give the driver's JVM the JIT's quick "
              "compiler alone (`-XX:TieredStopAtLevel=1`) and its whole heap from the start (`-Xms1g`), as "
              "[docs/RUNNING.md](docs/RUNNING.md) recommends for a dbt process; the rounds start from a compacted "
-             "statistics storage (`compact_statistics`). How single builds vary, and the "
+             "statistics storage (`compact_statistics`), and each hook's builds parse the project partially, as a "
+             "user's next build does; the package's macros are compiled once per machine "
+             "([docs/decisions/macro-templates-cached.md](docs/decisions/macro-templates-cached.md)). How single builds vary, and the "
              "probes behind each choice: "
              "[docs/decisions/post-hooks-beside-the-build.md](docs/decisions/post-hooks-beside-the-build.md).", "",
              "| project | threads | hook | build (s) | adds (s) | against Spark's hook "
