@@ -46,9 +46,12 @@ class MacroTemplates:
     def __init__(self, directory: Path) -> None:
         from dbt_common.clients.jinja import get_environment
 
+        import jinja2
+
         self.directory = directory
         # The environment dbt would make for each macro; none of its state depends on the macro.
         self.environment = get_environment()
+        self.versions = f"{sys.version}|{jinja2.__version__}|{metadata.version('dbt-common')}"
 
     def template(self, macro: Any) -> Any:
         from dbt_common.clients.jinja import catch_jinja
@@ -63,12 +66,8 @@ class MacroTemplates:
         # What Environment.from_string does once it has the code.
         return environment.template_class.from_code(environment, code, environment.make_globals({}), None)
 
-    @staticmethod
-    def _digest(source: str) -> str:
-        import jinja2
-
-        versions = f"{sys.version}|{jinja2.__version__}|{metadata.version('dbt-common')}"
-        return hashlib.sha256(f"{versions}\0{source}".encode()).hexdigest()
+    def _digest(self, source: str) -> str:
+        return hashlib.sha256(f"{self.versions}\0{source}".encode()).hexdigest()
 
     @staticmethod
     def _load(path: Path) -> Any:
