@@ -41,12 +41,12 @@ PACKAGE = "dbt_analyze"
 
 
 class MacroTemplates:
-    """Compiled templates of the package's macros: in memory, then on disk, then compiled."""
+    """Templates of the package's macros, made from the code kept in ``directory``, else compiled
+    and kept there (dbt's template cache keeps each in memory for the rest of the process)."""
 
     def __init__(self, directory: Path) -> None:
-        from dbt_common.clients.jinja import get_environment
-
         import jinja2
+        from dbt_common.clients.jinja import get_environment
 
         self.directory = directory
         # The environment dbt would make for each macro; none of its state depends on the macro.
